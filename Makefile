@@ -1,0 +1,73 @@
+# vLLM Recipes. A newcomer runs `make serve` and `make test`; both install what is missing.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# The Debian chromium the browser tests drive; pinned, with a fallback to the current
+# security update when Debian has retired this exact build.
+CHROMIUM_VERSION ?= 156.0.8078.108-1~deb12u1
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export NO_MKDOCS_2_WARNING := 1
+export SITE_URL ?= http://$(HOST):$(PORT)/
+
+.PHONY: help install install-py install-js install-browser build serve test test-fast lint bench schema clean
+
+help:
+	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
+	@echo "make test    install what is missing, run every test (unit, golden, property, site, browser)"
+	@echo "make build   build the static site into site/"
+	@echo "make bench   build-time, size and page-load benchmarks"
+	@echo "make lint    ruff"
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+install-py: $(VENV)/.installed
+install-js: node_modules/.installed
+
+install-browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  apt-get update -qq && \
+	  { apt-get install -y -qq "chromium=$(CHROMIUM_VERSION)" || \
+	    { echo "chromium $(CHROMIUM_VERSION) is gone from Debian; installing the current build"; \
+	      apt-get install -y -qq chromium; }; }; \
+	fi
+
+install: install-py install-js
+
+build: install
+	$(VENV)/bin/mkdocs build --strict
+
+serve: build
+	@echo "Serving site/ on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
+	$(PY) -m http.server $(PORT) --bind $(HOST) --directory site
+
+test: install install-browser
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+
+test-fast: install
+	$(VENV)/bin/pytest -m "not browser and not site"
+
+lint: install-py
+	$(VENV)/bin/ruff check .
+
+schema: install-py
+	$(PY) -m site_plugins.recipes.schema > recipes/schema.json
+
+bench: install install-browser
+	$(PY) benchmarks/bench_build.py
+	$(PY) benchmarks/bench_page.py
+
+clean:
+	rm -rf site .build .pytest_cache

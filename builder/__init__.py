@@ -1,0 +1,12 @@
+"""vLLM Recipes command builder: a recipe and a selection in, commands out.
+
+Pure standard library, no I/O and no globals: the same files run in CPython (site build, CLI,
+tests) and in the browser under Pyodide. Recipe and catalog data arrive as plain dicts, exactly
+as the site's JSON endpoints publish them.
+"""
+
+from .api import build, render
+from .errors import SelectionError
+from .selection import choices, parse_query, resolve, unavailable
+
+__all__ = ["SelectionError", "build", "choices", "parse_query", "render", "resolve", "unavailable"]

@@ -1,0 +1,107 @@
+"""The builder's public entry points: query in, commands out. Same code in CPython and Pyodide."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .compose import Context
+from .docker import docker_image, with_docker
+from .install import install_choices
+from .layouts import LAYOUTS, layout_key
+from .selection import parse_query, resolve, unavailable
+from .types import Command, Data, Note, Result
+
+__all__ = ["build", "render"]
+
+_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def build(catalog: Data, recipe: Data, query: Mapping[str, str]) -> Result:
+    """Commands for `query` (URL keys, all optional); SelectionError for bad or unavailable keys."""
+    explicit = parse_query(catalog, recipe, query)
+    selection = resolve(catalog, recipe, explicit)
+    return render(catalog, recipe, selection, explicit)
+
+
+def render(
+    catalog: Data,
+    recipe: Data,
+    selection: Mapping[str, str],
+    explicit: Mapping[str, str] | None = None,
+) -> Result:
+    """Commands for a complete, resolved selection (see `selection.resolve`)."""
+    ctx = Context(catalog, recipe, dict(selection))
+    host_network = ctx.strategy["deploy_type"] != "single_node"
+    commands = [
+        with_docker(ctx, command, host_network=host_network)
+        for command in LAYOUTS[layout_key(ctx.strategy)](ctx)
+    ]
+    install = install_choices(ctx)
+    return {
+        "hf_id": recipe["model"]["model_id"],
+        "model_id": ctx.model_id,
+        "selection": dict(selection),
+        "summary": _summary(ctx, commands),
+        "docker_image": docker_image(ctx),
+        "commands": commands,
+        "install": install,
+        "unavailable": unavailable(catalog, recipe, explicit or {}, selection),
+        "notes": _notes(ctx, commands),
+        "copy_text": copy_text(commands, selection["install"]),
+    }
+
+
+def copy_text(commands: list[Command], install: str) -> str:
+    """What the copy-all button copies: every block, headed by its label when there are several."""
+    blocks = []
+    for command in commands:
+        body = command["docker_text"] if install == "docker" and command["docker_text"] else (
+            command["shell"])
+        blocks.append(f"# {command['label']}\n{body}" if len(commands) > 1 else body)
+    return "\n\n".join(blocks) + "\n"
+
+
+def _parallel(argv: list[str]) -> dict[str, int]:
+    sizes = {}
+    for flag, name in (("--tensor-parallel-size", "TP"), ("--data-parallel-size", "DP"),
+                       ("--pipeline-parallel-size", "PP")):
+        if flag in argv:
+            sizes[name] = int(argv[argv.index(flag) + 1])
+    return sizes
+
+
+def _summary(ctx: Context, commands: list[Command]) -> str:
+    serve = next(c for c in commands if c["argv"][:2] == ["vllm", "serve"])
+    sizes = _parallel(serve["argv"])
+    gpus = 1
+    for size in sizes.values():
+        gpus *= size
+    parts = [f"{name}{size}" for name, size in sizes.items() if size > 1]
+    if "--enable-expert-parallel" in serve["argv"]:
+        parts.append("EP")
+    layout = " + ".join(parts) or "1 GPU"
+    nodes = f"{ctx.nodes} nodes · " if ctx.nodes > 1 else ""
+    variant = ctx.variant.get("label") or ctx.selection["variant"]
+    return (
+        f"{nodes}{gpus}× {ctx.hw['display_name']} · {ctx.strategy['short_label']} ({layout})"
+        f" · {variant}"
+    )
+
+
+def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
+    notes: list[Note] = []
+    hw_note = ctx.recipe.get("hardware_notes", {}).get(ctx.hw_id)
+    if hw_note:
+        notes.append(dict(hw_note))  # type: ignore[arg-type]
+    names: list[str] = []
+    for command in commands:
+        for token in [*command["argv"], *command["env"].values()]:
+            names += [n for n in _VAR.findall(token) if n not in names and n not in command["env"]]
+    if names:
+        listed = ", ".join(f"${n}" for n in names)
+        notes.append({
+            "title": "Set these shell variables first",
+            "body": f"The commands refer to {listed}: export them on every node before running.",
+        })
+    return notes

@@ -1,0 +1,49 @@
+"""`docker run` forms of serve commands, and which image they use."""
+
+from __future__ import annotations
+
+from .arglist import split_options
+from .compose import Context
+from .hardware_keys import most_specific
+from .shell import format_lines
+from .types import Command
+
+__all__ = ["docker_image", "with_docker"]
+
+HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
+
+
+def docker_image(ctx: Context) -> str:
+    """Most specific wins: brand default < variant image (primary brand only) < the model's
+    per-hardware images < image overrides (in override order)."""
+    image = ctx.brand["default_image"]
+    if ctx.brand.get("primary") and ctx.variant.get("docker_image"):
+        image = ctx.variant["docker_image"]
+    keyed = most_specific(ctx.model.get("docker_image", {}), ctx.hw_id, ctx.hw)
+    if keyed is not None:
+        image = keyed
+    for ov in ctx.overrides():
+        image = ov.get("docker_image") or image
+    return image
+
+
+def with_docker(ctx: Context, command: Command, *, host_network: bool = False) -> Command:
+    """`command` with `docker_argv` / `docker_text` filled in (serve commands only)."""
+    argv = command["argv"]
+    if argv[:2] != ["vllm", "serve"]:
+        return command
+    port = command["port"] or 8000
+    device_groups = [list(g) for g in split_options(ctx.brand["docker_device_args"])]
+    bare_tail: list[str] = []
+    while device_groups and len(device_groups[-1]) == 1 and len(device_groups) > 1:
+        bare_tail = device_groups.pop() + bare_tail
+    lines: list[list[str]] = [["docker", "run", *device_groups[0]], *device_groups[1:]]
+    lines.append([*bare_tail, "--ipc=host", "-p", f"{port}:{port}"])
+    if host_network:
+        lines.append(["--network", "host"])
+    lines.append(["-v", HF_CACHE])
+    lines += [["-e", f"{name}={value}"] for name, value in command["env"].items()]
+    lines.append([docker_image(ctx), *ctx.brand.get("docker_command_prefix", []), *argv[2:3]])
+    lines += [list(option) for option in split_options(argv[3:])]
+    docker_argv = [token for line in lines for token in line]
+    return {**command, "docker_argv": docker_argv, "docker_text": format_lines(lines)}

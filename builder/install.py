@@ -1,0 +1,34 @@
+"""How to install vLLM for a selection: pip and Docker, each available or not with a reason."""
+
+from __future__ import annotations
+
+from .compose import Context
+from .docker import docker_image
+from .types import InstallChoice
+
+__all__ = ["install_choices"]
+
+
+def install_choices(ctx: Context) -> dict[str, InstallChoice]:
+    toggles = {"pip": True, "docker": True}
+    for ov in ctx.overrides():
+        toggles.update(ov.get("install", {}))
+    recipe_install = ctx.model.get("install", {})
+    pip_command = ctx.brand["pip_install"]
+    if ctx.brand.get("primary") and "pip" in recipe_install:
+        pip_command = recipe_install["pip"]["command"]
+    hw_name = ctx.hw["display_name"]
+    choices: dict[str, InstallChoice] = {
+        "pip": {"available": True, "command": pip_command, "reason": None},
+        "docker": {"available": True, "command": f"docker pull {docker_image(ctx)}",
+                   "reason": None},
+    }
+    for method, allowed in toggles.items():
+        if not allowed:
+            other = "Docker" if method == "pip" else "pip"
+            choices[method] = {
+                "available": False,
+                "command": None,
+                "reason": f"this recipe offers no {method} install on {hw_name}; use {other}",
+            }
+    return choices

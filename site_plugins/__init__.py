@@ -1,0 +1,1 @@
+"""mkdocs plugins of the vLLM Recipes site."""
