@@ -1,0 +1,207 @@
+"""The command-builder widget as HTML: pills and output, made from a builder result.
+
+The site prerenders it into every model page and the page's JavaScript calls the very same
+function under Pyodide after each click, then swaps the markup in. The JavaScript never decides
+what is pressed, disabled or shown. Every recipe string is escaped here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from html import escape
+
+from .api import build
+from .errors import SelectionError
+from .selection import choices, parse_query
+from .types import Data, Result
+
+__all__ = ["page_state", "render_widget"]
+
+ROW_LABELS = {
+    "hardware": "Hardware",
+    "variant": "Variant",
+    "strategy": "Strategy",
+    "nodes": "Nodes",
+    "frontend": "Frontend",
+    "install": "Install",
+}
+FRONTEND_LABELS = {"rust": "Rust", "python": "Python"}
+INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
+
+
+def page_state(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[str, object]:
+    """What the page shows for a URL query: bad keys/values are dropped with a notice.
+
+    Returns `explicit` (the query that was honoured, to write back to the URL), `notice`
+    (one line, empty when nothing was dropped), `result` and `html`.
+    """
+    explicit: dict[str, str] = {}
+    dropped: list[str] = []
+    for key, value in query.items():
+        try:
+            parse_query(catalog, recipe, {key: value})
+        except SelectionError as error:
+            dropped.append(f"{key}={value} ({error.reason})")
+            continue
+        explicit[key] = value
+    while True:
+        try:
+            result = build(catalog, recipe, explicit)
+            break
+        except SelectionError as error:
+            value = explicit.pop(error.key, None)
+            if value is None:  # blamed on a key that was not given: drop the last choice
+                key = next(reversed(explicit))
+                value = explicit.pop(key)
+                dropped.append(f"{key}={value} ({error.key}: {error.reason})")
+            else:
+                dropped.append(f"{error.key}={value} ({error.reason})")
+    notice = ""
+    if dropped:
+        notice = "Ignored from the URL, showing defaults instead: " + "; ".join(dropped)
+    return {
+        "explicit": explicit,
+        "notice": notice,
+        "result": result,
+        "html": render_widget(catalog, recipe, result, explicit, notice),
+    }
+
+
+def _pill(key: str, value: str, label: str, result: Result, *, extra: str = "",
+          title: str = "", pressed: bool | None = None) -> str:
+    if pressed is None:
+        pressed = result["selection"].get(key) == value
+    reason = result["unavailable"].get(key, {}).get(value)
+    attrs = [
+        'type="button"',
+        'class="rb-pill"',
+        f'data-key="{escape(key)}"',
+        f'data-value="{escape(value)}"',
+        f'aria-pressed="{"true" if pressed else "false"}"',
+    ]
+    if reason:
+        attrs.append('aria-disabled="true"')
+        attrs.append(f'title="{escape(reason)}"')
+    elif title:
+        attrs.append(f'title="{escape(title)}"')
+    return f"<button {' '.join(attrs)}>{escape(label)}{extra}</button>"
+
+
+def _row(key: str, label: str, body: str) -> str:
+    return (
+        f'<div class="rb-row" role="group" aria-label="{escape(label)}" data-row="{escape(key)}">'
+        f'<span class="rb-row-label">{escape(label)}</span><div class="rb-pills">{body}</div></div>'
+    )
+
+
+def _hardware_row(catalog: Data, recipe: Data, result: Result) -> str:
+    verified = recipe["meta"]["hardware"]
+    groups = []
+    for brand_id, brand in catalog["brands"].items():
+        pills = []
+        for hw_id, hw in catalog["hardware"].items():
+            if hw["brand"] != brand_id:
+                continue
+            mark = ""
+            if verified.get(hw_id) == "verified":
+                mark = '<span class="rb-verified" aria-label="verified" title="verified">✓</span>'
+            extra = f' <small class="rb-mem">{hw["gpu_count"]}×{hw["memory_gb"]} GB</small>{mark}'
+            pills.append(_pill("hardware", hw_id, hw["display_name"], result, extra=extra,
+                               title=hw["description"]))
+        if pills:
+            groups.append(
+                f'<div class="rb-brand" data-brand="{escape(brand_id)}">'
+                f'<span class="rb-brand-label">{escape(brand["display_name"])}</span>'
+                f'{"".join(pills)}</div>'
+            )
+    return _row("hardware", ROW_LABELS["hardware"], "".join(groups))
+
+
+def _feature_rows(recipe: Data, result: Result) -> str:
+    rows = []
+    for fid, feature in recipe.get("features", {}).items():
+        label = feature.get("label") or fid.replace("_", " ").capitalize()
+        value = result["selection"][fid]
+        on = value != "off"
+        # A toggle is pressed when the feature is on; clicking it asks for the other state.
+        toggle = _pill(fid, "off" if on else "on", label, result,
+                       title=feature.get("description", ""), pressed=on)
+        modes = feature.get("modes") or {}
+        nested = ""
+        if on and len(modes) > 1:
+            nested = '<div class="rb-modes">' + "".join(
+                _pill(fid, mid, mode["label"], result, title=mode.get("description", ""))
+                for mid, mode in modes.items()
+            ) + "</div>"
+        rows.append(f'<div class="rb-feature" data-feature="{escape(fid)}">{toggle}{nested}</div>')
+    return _row("features", "Features", "".join(rows))
+
+
+def _output(result: Result) -> str:
+    install = result["selection"]["install"]
+    blocks = []
+    for index, command in enumerate(result["commands"]):
+        text = command["docker_text"] if install == "docker" and command["docker_text"] else (
+            command["shell"])
+        blocks.append(
+            f'<div class="rb-block" data-role="{escape(command["role"])}">'
+            f'<div class="rb-block-head"><span class="rb-block-label">{escape(command["label"])}'
+            f'</span><button type="button" class="rb-copy" data-copy="{index}">Copy</button></div>'
+            f'<pre class="rb-code"><code>{escape(text)}</code></pre></div>'
+        )
+    choice = result["install"][install]
+    install_html = ""
+    if choice["command"]:
+        install_html = (
+            f'<div class="rb-install"><span class="rb-block-label">Install ({escape(install)})'
+            f'</span><pre class="rb-code"><code>{escape(choice["command"])}</code></pre></div>'
+        )
+    notes = "".join(
+        f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
+        f'{escape(note.get("body", ""))}</div>'
+        for note in result["notes"]
+    )
+    return (
+        f'<div class="rb-output" aria-live="polite">'
+        f'<p class="rb-summary">{escape(result["summary"])}</p>{install_html}'
+        f'{"".join(blocks)}{notes}</div>'
+    )
+
+
+def render_widget(
+    catalog: Data,
+    recipe: Data,
+    result: Result,
+    explicit: Mapping[str, str] | None = None,
+    notice: str = "",
+) -> str:
+    """The whole widget for `result`; `explicit` is kept in a data attribute for the page."""
+    rows = [_hardware_row(catalog, recipe, result)]
+    options = choices(catalog, recipe)
+    variants = recipe["variants"]
+    rows.append(_row("variant", ROW_LABELS["variant"], "".join(
+        _pill("variant", vid, variants[vid].get("label") or vid, result,
+              title=variants[vid].get("description", ""))
+        for vid in options["variant"])))
+    strategies = catalog["strategies"]
+    rows.append(_row("strategy", ROW_LABELS["strategy"], "".join(
+        _pill("strategy", sid, strategies[sid]["display_name"], result,
+              title=strategies[sid]["description"].strip())
+        for sid in options["strategy"])))
+    if strategies[result["selection"]["strategy"]]["deploy_type"] == "multi_node":
+        rows.append(_row("nodes", ROW_LABELS["nodes"], "".join(
+            _pill("nodes", n, n, result) for n in options["nodes"]
+            if n not in result["unavailable"].get("nodes", {}))))
+    if recipe.get("features"):
+        rows.append(_feature_rows(recipe, result))
+    rows.append(_row("frontend", ROW_LABELS["frontend"], "".join(
+        _pill("frontend", f, FRONTEND_LABELS.get(f, f), result) for f in options["frontend"])))
+    rows.append(_row("install", ROW_LABELS["install"], "".join(
+        _pill("install", i, INSTALL_LABELS[i], result) for i in options["install"])))
+    notice_html = f'<p class="rb-notice" role="status">{escape(notice)}</p>' if notice else ""
+    state = escape(json.dumps(dict(explicit or {}), sort_keys=True))
+    return (
+        f'<div class="rb-widget" data-hf-id="{escape(result["hf_id"])}" data-explicit="{state}">'
+        f'{notice_html}<div class="rb-rows">{"".join(rows)}</div>{_output(result)}</div>'
+    )
