@@ -88,6 +88,15 @@ _UniqueKeyLoader.add_constructor(
 def _read_yaml(path: Path, display: str) -> Any:
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        context = ""
+        if error.context:
+            started = error.context_mark
+            at = f" at line {started.line + 1}" if started and started.line != mark.line else ""
+            context = f" ({error.context}{at})"
+        raise InvalidRecipe(f"{display}: {where}{error.problem}{context}") from None
     except yaml.YAMLError as error:
         raise InvalidRecipe(f"{display}: {' '.join(str(error).split())}") from None
 
@@ -98,11 +107,14 @@ def _validate(model: type[M], data: Any, display: str) -> M:
     except ValidationError as error:
         lines = []
         for problem in error.errors():
-            loc = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+            loc = ".".join(str(part) for part in problem["loc"])
             message = problem["msg"]
             if problem["type"] == "extra_forbidden":
                 message = "unknown key (not in the schema; check the spelling)"
-            lines.append(f"{display}: {loc}: {message}")
+            elif problem["type"] == "value_error":
+                # Our validators already name the field: "variants.x.default_modes: ..."
+                message = message.removeprefix("Value error, ")
+            lines.append(f"{display}: {loc}: {message}" if loc else f"{display}: {message}")
         raise InvalidRecipe("\n".join(lines)) from None
 
 
