@@ -93,7 +93,7 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
     notes: list[Note] = []
     hw_note = ctx.recipe.get("hardware_notes", {}).get(ctx.hw_id)
     if hw_note:
-        notes.append(dict(hw_note))  # type: ignore[arg-type]
+        notes.append({k: v for k, v in hw_note.items() if v is not None})  # type: ignore[misc]
     names: list[str] = []
     for command in commands:
         for token in [*command["argv"], *command["env"].values()]:

@@ -101,7 +101,8 @@ class Context:
         """GPUs per server for the strategy's parallel flag, unless an override says otherwise."""
         size = self.hw["gpu_count"]
         for ov in self.overrides():
-            size = ov.get("parallel_size", size)
+            if ov.get("parallel_size") is not None:
+                size = ov["parallel_size"]
         return size
 
     def port(self, args: ArgList) -> int:

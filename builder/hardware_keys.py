@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-__all__ = ["ARCH", "BRAND", "EXACT", "GENERATION", "matches", "most_specific", "ranked", "specificity"]
+__all__ = [
+    "ARCH", "BRAND", "EXACT", "GENERATION", "matches", "most_specific", "ranked", "specificity",
+]
 
 T = TypeVar("T")
 

@@ -12,10 +12,10 @@ __all__ = ["install_choices"]
 def install_choices(ctx: Context) -> dict[str, InstallChoice]:
     toggles = {"pip": True, "docker": True}
     for ov in ctx.overrides():
-        toggles.update(ov.get("install", {}))
-    recipe_install = ctx.model.get("install", {})
+        toggles.update(ov.get("install") or {})
+    recipe_install = ctx.model.get("install") or {}
     pip_command = ctx.brand["pip_install"]
-    if ctx.brand.get("primary") and "pip" in recipe_install:
+    if ctx.brand.get("primary") and recipe_install.get("pip"):
         pip_command = recipe_install["pip"]["command"]
     hw_name = ctx.hw["display_name"]
     choices: dict[str, InstallChoice] = {

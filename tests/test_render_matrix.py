@@ -43,9 +43,11 @@ def _check(result: dict) -> list[str]:
         joined = command["text"].replace("\\\n", "")
         if shlex.split(joined) != argv:
             problems.append(f"{command['label']}: text does not round-trip")
-        if command["docker_text"] is not None:
-            if shlex.split(command["docker_text"].replace("\\\n", "")) != command["docker_argv"]:
-                problems.append(f"{command['label']}: docker text does not round-trip")
+        docker_text = command["docker_text"]
+        if docker_text is not None and (
+            shlex.split(docker_text.replace("\\\n", "")) != command["docker_argv"]
+        ):
+            problems.append(f"{command['label']}: docker text does not round-trip")
     return problems
 
 
