@@ -277,7 +277,9 @@ def _check_unique_model_ids(
             mid = variant.model_id
             if mid is None or (mid == hf_id and vid == "default"):
                 continue
-            if mid in owner and owner[mid] != hf_id + "#" + vid:
+            # The recipe's own id may name one of its variants (see Catalog.find); any
+            # other id, and the recipe's own id named by two variants, is a conflict.
+            if mid in owner and owner[mid] not in (hf_id, hf_id + "#" + vid):
                 problems.append(
                     f"{_display(paths[hf_id], root)}: variants.{vid}.model_id: {mid!r} is "
                     f"already used by {owner[mid]}"
