@@ -8,7 +8,10 @@ from collections.abc import Mapping
 from .compose import Context
 from .docker import docker_image, with_docker
 from .install import install_choices
+from .kv_offload import offload_volumes
+from .kv_store import kv_store_summary, kv_store_volumes
 from .layouts import LAYOUTS, layout_key
+from .pd import CONNECTORS, PD_CONNECTOR, pd_summary, pd_volumes
 from .selection import parse_query, resolve, unavailable
 from .types import Command, Data, Note, Result
 
@@ -33,8 +36,9 @@ def render(
     """Commands for a complete, resolved selection (see `selection.resolve`)."""
     ctx = Context(catalog, recipe, dict(selection))
     host_network = ctx.strategy["deploy_type"] != "single_node"
+    volumes = _volumes(ctx)
     commands = [
-        with_docker(ctx, command, host_network=host_network)
+        with_docker(ctx, command, host_network=host_network, volumes=volumes)
         for command in LAYOUTS[layout_key(ctx.strategy)](ctx)
     ]
     install = install_choices(ctx)
@@ -71,8 +75,23 @@ def _parallel(argv: list[str]) -> dict[str, int]:
     return sizes
 
 
+def _volumes(ctx: Context) -> list[str]:
+    deploy = ctx.strategy["deploy_type"]
+    volumes = offload_volumes(ctx.recipe, ctx.selection)
+    if deploy == "pd_cluster":
+        volumes += pd_volumes(ctx)
+    elif deploy == "kv_store":
+        volumes += kv_store_volumes(ctx)
+    return volumes
+
+
 def _summary(ctx: Context, commands: list[Command]) -> str:
     serve = next(c for c in commands if c["argv"][:2] == ["vllm", "serve"])
+    deploy = ctx.strategy["deploy_type"]
+    if deploy == "pd_cluster":
+        return pd_summary(ctx)
+    if deploy == "kv_store":
+        return kv_store_summary(ctx, serve)
     sizes = _parallel(serve["argv"])
     gpus = 1
     for size in sizes.values():
@@ -100,8 +119,33 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
             names += [n for n in _VAR.findall(token) if n not in names and n not in command["env"]]
     if names:
         listed = ", ".join(f"${n}" for n in names)
+        body = f"The commands refer to {listed}: export them on every node before running."
+        if "NODE_IP" in names:
+            body += " $NODE_IP is the address of the node the command runs on."
+        notes.append({"title": "Set these shell variables first", "body": body})
+    tools = {c["argv"][0] for c in commands}
+    packages = []
+    if "vllm-router" in tools:
+        packages.append("vllm-router")
+    if tools & {"mooncake_master", "mooncake_client"} or (
+            ctx.strategy["deploy_type"] == "pd_cluster"
+            and ctx.selection.get(PD_CONNECTOR) == "mooncake"):
+        packages.append("mooncake-transfer-engine")
+    elif ctx.strategy["deploy_type"] == "pd_cluster":
+        packages.append("nixl")
+    if packages:
         notes.append({
-            "title": "Set these shell variables first",
-            "body": f"The commands refer to {listed}: export them on every node before running.",
+            "title": "Install the other pieces",
+            "body": f"uv pip install {' '.join(packages)} — the router runs outside the vLLM "
+                    "containers; install the KV connector's package in every vLLM environment "
+                    "that lacks it.",
+        })
+    if ctx.strategy["deploy_type"] == "pd_cluster":
+        label = CONNECTORS[ctx.selection.get(PD_CONNECTOR, "nixl")].label
+        notes.append({
+            "title": "Start order",
+            "body": f"Start the prefill and decode servers (every node of each pool), wait "
+                    f"until both answer /health, then start the router; clients talk to the "
+                    f"router. KV cache moves from prefill to decode over {label}.",
         })
     return notes

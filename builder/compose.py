@@ -11,8 +11,11 @@ Layers are applied in this order; a flag set again by a later layer replaces the
    per-hardware `tp`); for keys equally specific, recipe before variant and hardware-wide
    before strategy-specific;
 3. the features that are on, in the recipe's order (a mode's `hardware_overrides` replace its
-   args on matching hardware);
+   args on matching hardware), then the KV offload tier (`kv_offload.py`);
 4. the frontend's environment.
+
+Multi-node, prefill/decode and KV-store layouts add their own layers after these (see
+`multi_node.py`, `pd.py`, `kv_store.py`).
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from typing import Any
 
 from .arglist import ArgList
 from .hardware_keys import BRAND, most_specific, ranked
+from .kv_offload import offload_parts
 from .shell import command_text, env_lines
 from .types import Command, Data
 
-__all__ = ["FRONTEND_ENV", "Context", "serve_command"]
+__all__ = ["FRONTEND_ENV", "Context", "serve_command", "tool_command"]
 
 FRONTEND_ENV: dict[str, dict[str, str]] = {
     "rust": {"VLLM_USE_RUST_FRONTEND": "1"},
@@ -144,6 +148,7 @@ class Context:
     def apply_features(self, args: ArgList) -> None:
         for feature_args, _ in self.feature_parts():
             args.extend(feature_args)
+        args.extend(offload_parts(self.recipe, self.selection)[0])
 
     def env(self) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -152,6 +157,7 @@ class Context:
             env.update(ov.get("extra_env", {}))
         for _, feature_env in self.feature_parts():
             env.update(feature_env)
+        env.update(offload_parts(self.recipe, self.selection)[1])
         env.update(FRONTEND_ENV[self.selection["frontend"]])
         return env
 
@@ -175,6 +181,31 @@ def serve_command(
         "role": role,
         "label": label or role,
         "argv": argv,
+        "env": full_env,
+        "text": text,
+        "shell": env_lines(full_env) + text,
+        "docker_argv": None,
+        "docker_text": None,
+        "port": port,
+    }
+
+
+def tool_command(
+    role: str,
+    argv: list[str],
+    *,
+    label: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    head_len: int = 1,
+) -> Command:
+    """A command that is not `vllm serve` (router, Mooncake master, ...): no Docker form."""
+    full_env = dict(env or {})
+    text = command_text(argv, head_len)
+    return {
+        "role": role,
+        "label": label,
+        "argv": list(argv),
         "env": full_env,
         "text": text,
         "shell": env_lines(full_env) + text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .arglist import split_options
 from .compose import Context
 from .hardware_keys import most_specific
@@ -27,21 +29,33 @@ def docker_image(ctx: Context) -> str:
     return image
 
 
-def with_docker(ctx: Context, command: Command, *, host_network: bool = False) -> Command:
-    """`command` with `docker_argv` / `docker_text` filled in (serve commands only)."""
+def with_docker(
+    ctx: Context,
+    command: Command,
+    *,
+    host_network: bool = False,
+    volumes: Sequence[str] = (),
+) -> Command:
+    """`command` with `docker_argv` / `docker_text` filled in (serve commands only).
+
+    The published port is the command's `--port` (vLLM's 8000 when absent); a headless worker
+    (`port` None) publishes none. `volumes` are extra `-v` mounts after the model cache.
+    """
     argv = command["argv"]
     if argv[:2] != ["vllm", "serve"]:
         return command
-    port = command["port"] or 8000
+    port = command["port"]
     device_groups = [list(g) for g in split_options(ctx.brand["docker_device_args"])]
     bare_tail: list[str] = []
     while device_groups and len(device_groups[-1]) == 1 and len(device_groups) > 1:
         bare_tail = device_groups.pop() + bare_tail
     lines: list[list[str]] = [["docker", "run", *device_groups[0]], *device_groups[1:]]
-    lines.append([*bare_tail, "--ipc=host", "-p", f"{port}:{port}"])
+    published = ["-p", f"{port}:{port}"] if port is not None else []
+    lines.append([*bare_tail, "--ipc=host", *published])
     if host_network:
         lines.append(["--network", "host"])
     lines.append(["-v", HF_CACHE])
+    lines += [["-v", volume] for volume in volumes]
     lines += [["-e", f"{name}={value}"] for name, value in command["env"].items()]
     lines.append([docker_image(ctx), *ctx.brand.get("docker_command_prefix", []), *argv[2:3]])
     lines += [list(option) for option in split_options(argv[3:])]

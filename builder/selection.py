@@ -1,9 +1,16 @@
 """From a query (the page's URL keys) to a complete selection, and why choices are unavailable.
 
 Explicit choices are kept or refused; everything not given is defaulted to the first choice
-that works with them, in this order: hardware and variant, strategy, nodes, features,
-frontend, install. A choice is *unavailable* when adding it to the explicit choices cannot be
-resolved; the reason is the sentence the resolution failed with.
+that works with them, in this order: hardware and variant, strategy, nodes, the
+prefill/decode KV connector (`pd_connector`), the KV offload tier (`kv_offload`, only for
+recipes that declare `kv_offload_support`), features, frontend, install. A choice is
+*unavailable* when adding it to the explicit choices cannot be resolved; the reason is the
+sentence the resolution failed with.
+
+Node counts (`node_range`): 1 for single-node strategies; for multi-node strategies from the
+nodes the variant needs (`vram_minimum_gb` over one node's `gpu_count × memory_gb`, at least 2)
+to 16; for prefill/decode exactly the nodes its two pools use; for KV-store strategies (one
+instance per node) 2 to 16.
 """
 
 from __future__ import annotations
@@ -15,10 +22,13 @@ from .compose import FRONTEND_ENV, Context
 from .errors import SelectionError
 from .hardware_keys import matches, most_specific
 from .install import install_choices
+from .kv_offload import KV_OFFLOAD, TIERS, offload_reason
 from .layouts import LAYOUTS, layout_key
+from .pd import CONNECTORS, PD_CONNECTOR, connector_choices, pd_node_count, pd_pools, pd_reason
 from .types import Data
 
-__all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "parse_query", "resolve", "unavailable"]
+__all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_range", "parse_query", "resolve",
+           "strategy_reason", "unavailable"]
 
 FIXED_KEYS = ("hardware", "variant", "strategy", "nodes", "frontend", "install")
 MAX_NODES = 16
@@ -33,6 +43,8 @@ def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
         "variant": list(recipe["variants"]),
         "strategy": list(catalog["strategies"]),
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
+        PD_CONNECTOR: list(CONNECTORS),
+        **({KV_OFFLOAD: [OFF, *TIERS]} if recipe.get("kv_offload_support") else {}),
         "frontend": list(FRONTEND_ENV),
         "install": ["pip", "docker"],
     }
@@ -118,17 +130,58 @@ def strategy_reason(
             )
     elif match.get("only_when_oversize") and fits:
         return f"the model fits on one {hw_name} node, so {name} is not needed"
+    if strategy["deploy_type"] == "pd_cluster":
+        return pd_reason(catalog, recipe, hw_id, variant_id)
     return None
 
 
 def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tuple[int, int]:
+    """The node counts the strategy in `selection` can run on (see the module docstring)."""
     strategy = catalog["strategies"][selection["strategy"]]
-    if strategy["deploy_type"] != "multi_node":
+    deploy = strategy["deploy_type"]
+    if deploy == "pd_cluster":
+        total = pd_node_count(
+            pd_pools(catalog, recipe, selection["hardware"], selection["variant"]))
+        return total, total
+    if deploy == "kv_store":
+        return 2, MAX_NODES
+    if deploy != "multi_node":
         return 1, 1
     hw = catalog["hardware"][selection["hardware"]]
     variant = recipe["variants"][selection["variant"]]
     needed = math.ceil(variant["vram_minimum_gb"] / node_memory_gb(hw))
     return max(2, needed), MAX_NODES
+
+
+def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int) -> str | None:
+    low, high = node_range(catalog, recipe, sel)
+    if low <= nodes <= high:
+        return None
+    name = catalog["strategies"][sel["strategy"]]["display_name"]
+    if low == high:
+        return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
+    if nodes < low and low > 2:
+        hw = catalog["hardware"][sel["hardware"]]
+        variant = recipe["variants"][sel["variant"]]
+        return (f"{_label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
+                f"least {low} {hw['display_name']} nodes ({node_memory_gb(hw)} GB each)")
+    return f"{name} here runs on {low} to {high} nodes"
+
+
+def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
+                     connector: str) -> str | None:
+    """Why the prefill/decode KV connector `connector` cannot be picked."""
+    strategy = catalog["strategies"][sel["strategy"]]
+    label = CONNECTORS[connector].label
+    if strategy["deploy_type"] != "pd_cluster":
+        return None  # kept, unused, until a prefill/decode strategy is picked again
+    hw_id = sel["hardware"]
+    offered = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])
+    if connector not in offered:
+        hw_name = catalog["hardware"][hw_id]["display_name"]
+        names = ", ".join(CONNECTORS[c].label for c in offered)
+        return f"this recipe offers {names} for prefill/decode on {hw_name}, not {label}"
+    return None
 
 
 def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str) -> str | None:
@@ -277,6 +330,21 @@ def _resolve_features(catalog: Data, recipe: Data, explicit: Mapping[str, str],
                 sel[fid] = OFF
 
 
+def _resolve_connector(catalog: Data, recipe: Data, explicit: Mapping[str, str],
+                       sel: dict[str, str]) -> None:
+    wanted = explicit.get(PD_CONNECTOR)
+    if wanted is not None:
+        problem = connector_reason(catalog, recipe, sel, wanted)
+        if problem:
+            raise SelectionError(PD_CONNECTOR, problem)
+        sel[PD_CONNECTOR] = wanted
+    elif catalog["strategies"][sel["strategy"]]["deploy_type"] == "pd_cluster":
+        hw_id = sel["hardware"]
+        sel[PD_CONNECTOR] = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])[0]
+    else:
+        sel[PD_CONNECTOR] = next(iter(CONNECTORS))
+
+
 def resolve(
     catalog: Data, recipe: Data, explicit: Mapping[str, str], focus: str | None = None
 ) -> dict[str, str]:
@@ -288,13 +356,19 @@ def resolve(
     hw_id, variant_id = _resolve_hardware_variant(catalog, recipe, explicit)
     sid = _resolve_strategy(catalog, recipe, explicit, hw_id, variant_id)
     sel = {"hardware": hw_id, "variant": variant_id, "strategy": sid}
-    low, high = node_range(catalog, recipe, sel)
+    low, _ = node_range(catalog, recipe, sel)
     nodes = int(explicit.get("nodes", low))
-    if not low <= nodes <= high:
-        name = catalog["strategies"][sid]["display_name"]
-        allowed = "1 node" if high == 1 else f"{low} to {high} nodes"
-        raise SelectionError("nodes", f"{name} here runs on {allowed}")
+    problem = nodes_reason(catalog, recipe, sel, nodes)
+    if problem:
+        raise SelectionError("nodes", problem)
     sel["nodes"] = str(nodes)
+    _resolve_connector(catalog, recipe, explicit, sel)
+    if recipe.get("kv_offload_support"):
+        tier = explicit.get(KV_OFFLOAD, OFF)
+        problem = offload_reason(catalog, recipe, sel, tier)
+        if problem:
+            raise SelectionError(KV_OFFLOAD, problem)
+        sel[KV_OFFLOAD] = tier
     _resolve_features(catalog, recipe, explicit, sel, focus)
     sel["frontend"] = explicit.get("frontend", recipe["model"].get("default_frontend", "rust"))
     sel["install"] = "pip"
@@ -306,7 +380,10 @@ def resolve(
         sel["install"] = wanted
     elif not install["pip"]["available"]:
         sel["install"] = "docker"
-    return {key: sel[key] for key in (*FIXED_KEYS, *recipe.get("features", {}))}
+    keys = ["hardware", "variant", "strategy", "nodes", PD_CONNECTOR,
+            *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
+            *recipe.get("features", {})]
+    return {key: sel[key] for key in keys}
 
 
 def unavailable(

@@ -251,6 +251,9 @@ def check_references(
         need_strategies(f"{where}.strategy_overrides", variant.strategy_overrides)
         for sid, mapping in variant.strategy_overrides.items():
             need_keys(f"{where}.strategy_overrides.{sid}", mapping)
+    need_keys("pd", recipe.pd)
+    if not problems:
+        problems += _check_pd(recipe, hardware, display)
     if not problems:
         default = recipe.variants["default"]
         wanted = recipe.recommended.hardware
@@ -265,6 +268,51 @@ def check_references(
                 f"{wanted!r}"
             )
     return problems
+
+
+def _check_pd(recipe: Recipe, hardware: HardwareCatalog, display: str) -> list[str]:
+    """Prefill/decode pools, merged per hardware id as the builder merges them, must fit the
+    hardware: devices that exist and do not overlap, distinct ports on a shared node, and a
+    KV-transfer config that names its connector."""
+    if not recipe.pd:
+        return []
+    from builder.pd import pd_settings  # pure stdlib, the same merge the builder does
+
+    data = publish(recipe)
+    problems: list[str] = []
+    for key, settings in recipe.pd.items():
+        for cid, connector in (settings.connectors or {}).items():
+            config = connector.kv_transfer_config
+            if config is not None and "kv_connector" not in config:
+                problems.append(f"{display}: pd.{key}.connectors.{cid}.kv_transfer_config: "
+                                f"names no kv_connector")
+    for hw_id, hw in hardware.hardware.items():
+        merged = pd_settings(data, hw_id, hw.model_dump())
+        pools = {name: merged[name] for name in ("prefill", "decode") if name in merged}
+        where = f"{display}: pd (merged for {hw_id})"
+        used: dict[int, str] = {}
+        for name, pool in pools.items():
+            gpus = pool.get("gpus_per_node")
+            if gpus is not None and gpus > hw.gpu_count:
+                problems.append(f"{where}: {name}.gpus_per_node: {gpus} but {hw_id} has "
+                                f"{hw.gpu_count} GPUs")
+            for device in pool.get("devices") or []:
+                if device >= hw.gpu_count:
+                    problems.append(f"{where}: {name}.devices: {device} does not exist on "
+                                    f"{hw_id} ({hw.gpu_count} GPUs)")
+                elif device in used:
+                    problems.append(f"{where}: {name}.devices: {device} is also a "
+                                    f"{used[device]} device")
+                used[device] = name
+        with_devices = [name for name, pool in pools.items() if pool.get("devices")]
+        if len(with_devices) == 1:
+            problems.append(f"{where}: only {with_devices[0]} names devices; name both pools' "
+                            f"devices to share a node, or neither")
+        if len(with_devices) == 2:
+            ports = [pools[n].get("port", d) for n, d in (("prefill", 8000), ("decode", 8001))]
+            if ports[0] == ports[1]:
+                problems.append(f"{where}: both pools share a node and port {ports[0]}")
+    return sorted(set(problems), key=problems.index)
 
 
 def _check_unique_model_ids(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -22,7 +22,11 @@ __all__ = [
     "HardwareCatalog",
     "HardwareOverride",
     "HardwareProfile",
+    "KvOffload",
     "Mode",
+    "PdConnector",
+    "PdPool",
+    "PdSettings",
     "Recipe",
     "Strategy",
     "Variant",
@@ -33,6 +37,11 @@ Flag = Annotated[str, StringConstraints(pattern=r"^--?[A-Za-z0-9][A-Za-z0-9_.=-]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")]
 Support = Literal["verified", "supported", "experimental", "unsupported"]
+SELECTION_KEYS = frozenset({
+    "hardware", "variant", "strategy", "nodes", "pd_connector", "kv_offload", "frontend",
+    "install",
+})
+"""The builder's own selection keys: no feature may take one of these names."""
 
 
 class Strict(BaseModel):
@@ -276,6 +285,89 @@ class Model(Strict):
     install: ModelInstall | None = None
 
 
+# ------------------------------------------------------------- prefill/decode, KV offload
+
+PdConnectorId = Literal["nixl", "mooncake"]
+Port = Annotated[int, Field(ge=1, le=65535)]
+
+
+class PdPool(Strict):
+    """One pool (prefill or decode) of a prefill/decode cluster. Unset fields take the
+    builder's defaults: as many whole nodes as the model needs, TEP for MoE models and TP for
+    dense ones, every GPU of each node, port 8000 (prefill) / 8001 (decode)."""
+
+    nodes: Annotated[int, Field(ge=1, le=16)] | None = None
+    """Nodes (trays) this pool spans; one vLLM server across all of them."""
+    layout: Literal["tp", "tep", "dep"] | None = None
+    """How the pool's server uses its GPUs: tensor, tensor + expert, or data + expert parallel."""
+    gpus_per_node: Annotated[int, Field(ge=1, le=64)] | None = None
+    """GPUs of each node the pool uses (all of them when absent)."""
+    devices: list[Annotated[int, Field(ge=0)]] | None = None
+    """Device ids the pool uses when it shares its node with the other pool; sets the brand's
+    visible-devices variable (CUDA_VISIBLE_DEVICES, ...). Implies `gpus_per_node`."""
+    port: Port | None = None
+    """The pool's API port (`--port`)."""
+    extra_args: list[str] = []
+    """Arguments for this pool's server only; a flag set again replaces its earlier value."""
+    extra_env: dict[EnvName, str] = {}
+    remove_args: list[Flag] = []
+    """Flags removed from this pool's server (with their values)."""
+
+    @model_validator(mode="after")
+    def _devices_match_count(self) -> PdPool:
+        if self.devices is not None:
+            if len(set(self.devices)) != len(self.devices):
+                raise ValueError("devices: a device is listed twice")
+            if self.gpus_per_node is not None and self.gpus_per_node != len(self.devices):
+                raise ValueError(
+                    f"gpus_per_node: {self.gpus_per_node} but {len(self.devices)} devices listed"
+                )
+            if self.nodes is not None and self.nodes > 1:
+                raise ValueError("devices: only a single-node pool can name its devices")
+        return self
+
+
+class PdConnector(Strict):
+    """A KV connector offered for prefill/decode on matching hardware."""
+
+    kv_transfer_config: dict[str, Any] | None = None
+    """The `--kv-transfer-config` JSON object of both pools (the builder's default when
+    absent: `{"kv_connector":"NixlConnector","kv_role":"kv_both"}` or the Mooncake one)."""
+    extra_env: dict[EnvName, str] = {}
+    """Environment of both pools when this connector is selected."""
+
+
+class PdSettings(Strict):
+    """Prefill/decode settings for hardware matching the key. Settings of several matching
+    keys merge, the more specific key winning field by field."""
+
+    prefill: PdPool | None = None
+    decode: PdPool | None = None
+    extra_args: list[str] = []
+    """Arguments of both pools' servers (after the features, before each pool's own)."""
+    extra_env: dict[EnvName, str] = {}
+    remove_args: list[Flag] = []
+    connectors: dict[PdConnectorId, PdConnector] | None = None
+    """The connectors offered, first one the default (NIXL only when absent)."""
+    docker_volumes: list[str] = []
+    """Extra `-v` mounts of both pools' `docker run` (e.g. `/mnt/shared:/mnt/shared`)."""
+    router_args: list[str] = []
+    """Extra arguments of `vllm-router`."""
+
+
+class KvOffload(Strict):
+    """Sizes of the KV offload tiers (the `kv_offload` selection key)."""
+
+    cpu_gib: Annotated[int, Field(ge=1)] = 64
+    """Host memory for offloaded KV blocks, GiB (`--kv-offloading-size`)."""
+    fs_root_dir: str = "/mnt/vllm-kv-cache"
+    """Directory of the filesystem tier (mounted into the container as is)."""
+    fs_threads: Annotated[int, Field(ge=1)] = 8
+    """Read and write threads of the filesystem tier, each."""
+    blocks_per_chunk: Annotated[int, Field(ge=1)] = 16
+    """KV blocks per file of the filesystem tier."""
+
+
 Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools"]
 
 
@@ -311,6 +403,11 @@ class Recipe(Strict):
     variants: dict[Identifier, Variant]
     recommended: Recommended
     kv_offload_support: dict[Literal["offloading_cpu", "offloading_fs"], Support] = {}
+    """KV offload tiers this recipe offers (the `kv_offload` selection key: off, cpu, fs)."""
+    kv_offload: KvOffload | None = None
+    """Sizes of the offload tiers (the builder's defaults when absent)."""
+    pd: dict[str, PdSettings] = {}
+    """Prefill/decode disaggregation settings per hardware key (pools, connectors, router)."""
     strategy_hardware: dict[Identifier, dict[str, Support]] = {}
     """Per strategy, support per hardware key (overrides the strategy's own matching)."""
     hardware_overrides: dict[str, HardwareOverride] = {}
@@ -344,6 +441,13 @@ class Recipe(Strict):
                         f"variants.{variant_id}.default_modes.{feature_id}: unknown mode "
                         f"{mode_id!r}"
                     )
+        for feature_id in self.features:
+            if feature_id in SELECTION_KEYS:
+                raise ValueError(
+                    f"features.{feature_id}: the name is a selection key of its own; rename it"
+                )
+        if self.kv_offload is not None and not self.kv_offload_support:
+            raise ValueError("kv_offload: sizes given but kv_offload_support offers no tier")
         for feature_id, feature in self.features.items():
             for mode_id, mode in (feature.modes or {}).items():
                 for variant_id in mode.variants or []:

@@ -1,0 +1,86 @@
+"""KV cache offloading (the `kv_offload` selection key): off, host memory, or host memory with
+a filesystem tier behind it.
+
+`cpu` is vLLM's native offloading (`--kv-offloading-backend native --kv-offloading-size GiB`);
+`fs` adds `TieringOffloadingSpec` with a filesystem secondary tier through the
+`OffloadingConnector`'s `--kv-transfer-config`, and a fixed `PYTHONHASHSEED` so block hashes
+(the file names) stay the same across restarts. Offered where the recipe's
+`kv_offload_support` lists the tier; not with prefill/decode or KV-store strategies, which own
+the KV connector.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from .types import Data
+
+__all__ = ["KV_OFFLOAD", "offload_parts", "offload_reason", "offload_volumes"]
+
+OFF = "off"
+KV_OFFLOAD = "kv_offload"
+TIERS = {"cpu": "offloading_cpu", "fs": "offloading_fs"}
+"""Selection value -> key of the recipe's `kv_offload_support`."""
+LABELS = {"cpu": "CPU offload", "fs": "Filesystem offload"}
+DEFAULTS: dict[str, object] = {
+    "cpu_gib": 64,
+    "fs_root_dir": "/mnt/vllm-kv-cache",
+    "fs_threads": 8,
+    "blocks_per_chunk": 16,
+}
+CONNECTOR_OWNERS = ("pd_cluster", "kv_store")
+
+
+def _settings(recipe: Data) -> dict[str, object]:
+    return {**DEFAULTS, **(recipe.get("kv_offload") or {})}
+
+
+def offload_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], tier: str) -> str | None:
+    """Why `kv_offload=tier` cannot be picked with the strategy in `sel`."""
+    if tier == OFF:
+        return None
+    support = recipe.get("kv_offload_support", {}).get(TIERS[tier])
+    if support is None or support == "unsupported":
+        return f"this recipe does not offer {LABELS[tier]}"
+    strategy = catalog["strategies"][sel["strategy"]]
+    if strategy["deploy_type"] in CONNECTOR_OWNERS:
+        return (f"{strategy['display_name']} sets its own KV connector; "
+                f"{LABELS[tier]} is for single- and multi-node strategies")
+    return None
+
+
+def offload_parts(recipe: Data, selection: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """(args, env) of the selected offload tier."""
+    tier = selection.get(KV_OFFLOAD, OFF)
+    if tier == OFF:
+        return [], {}
+    settings = _settings(recipe)
+    args = ["--kv-offloading-backend", "native", "--kv-offloading-size", str(settings["cpu_gib"])]
+    if tier != "fs":
+        return args, {}
+    threads = settings["fs_threads"]
+    config = {
+        "kv_connector": "OffloadingConnector",
+        "kv_role": "kv_both",
+        "kv_connector_extra_config": {
+            "spec_name": "TieringOffloadingSpec",
+            "blocks_per_chunk": settings["blocks_per_chunk"],
+            "secondary_tiers": [{
+                "type": "fs",
+                "root_dir": settings["fs_root_dir"],
+                "n_read_threads": threads,
+                "n_write_threads": threads,
+            }],
+        },
+    }
+    args += ["--kv-transfer-config", json.dumps(config, separators=(",", ":"))]
+    return args, {"PYTHONHASHSEED": "0"}
+
+
+def offload_volumes(recipe: Data, selection: Mapping[str, str]) -> list[str]:
+    """`docker run -v` mounts the tier needs (the filesystem tier's directory)."""
+    if selection.get(KV_OFFLOAD, OFF) != "fs":
+        return []
+    root = _settings(recipe)["fs_root_dir"]
+    return [f"{root}:{root}"]
