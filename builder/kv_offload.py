@@ -33,14 +33,15 @@ CONNECTOR_OWNERS = ("pd_cluster", "kv_store")
 
 
 def _settings(recipe: Data) -> dict[str, object]:
-    return {**DEFAULTS, **(recipe.get("kv_offload") or {})}
+    given = recipe.get("kv_offload") or {}
+    return {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
 
 
 def offload_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], tier: str) -> str | None:
     """Why `kv_offload=tier` cannot be picked with the strategy in `sel`."""
     if tier == OFF:
         return None
-    support = recipe.get("kv_offload_support", {}).get(TIERS[tier])
+    support = (recipe.get("kv_offload_support") or {}).get(TIERS[tier])
     if support is None or support == "unsupported":
         return f"this recipe does not offer {LABELS[tier]}"
     strategy = catalog["strategies"][sel["strategy"]]

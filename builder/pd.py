@@ -88,10 +88,13 @@ class Pool:
 def pd_settings(recipe: Data, hw_id: str, hw: Data) -> dict[str, Any]:
     """The recipe's `pd` settings for this hardware, merged least specific first."""
     merged: dict[str, Any] = {}
-    for _, entry in ranked(recipe.get("pd", {}), hw_id, hw):
+    for _, entry in ranked(recipe.get("pd") or {}, hw_id, hw):
         for key, value in entry.items():
+            if value is None:
+                continue  # absent (a fully-defaulted dump writes None)
             if key in POOLS:
-                merged[key] = {**merged.get(key, {}), **value}
+                pool = {k: v for k, v in value.items() if v is not None}
+                merged[key] = {**merged.get(key, {}), **pool}
             else:
                 merged[key] = value
     return merged
@@ -158,7 +161,7 @@ def _side_ports(connector: Connector, pools: list[Pool]) -> dict[str, int]:
 
 
 def _transfer_config(ctx: Context, connector_id: str, settings: Mapping[str, Any]) -> str:
-    custom = (settings.get("connectors") or {}).get(connector_id, {})
+    custom = (settings.get("connectors") or {}).get(connector_id) or {}
     config = custom.get("kv_transfer_config") or CONNECTORS[connector_id].config
     return json.dumps(config, separators=(",", ":"))
 
@@ -186,7 +189,7 @@ def render_pd(ctx: Context) -> list[Command]:
     pools = pd_pools(ctx.catalog, ctx.recipe, ctx.hw_id, ctx.selection["variant"])
     connector_id = ctx.selection.get(PD_CONNECTOR, "nixl")
     connector = CONNECTORS[connector_id]
-    custom = (settings.get("connectors") or {}).get(connector_id, {})
+    custom = (settings.get("connectors") or {}).get(connector_id) or {}
     side_ports = _side_ports(connector, pools)
     single = shared_host(pools)
     commands: list[Command] = []
