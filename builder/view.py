@@ -23,9 +23,26 @@ ROW_LABELS = {
     "variant": "Variant",
     "strategy": "Strategy",
     "nodes": "Nodes",
+    "pd_connector": "KV connector",
+    "kv_offload": "KV offload",
     "frontend": "Frontend",
     "install": "Install",
 }
+CONNECTOR_LABELS = {"nixl": "NIXL", "mooncake": "Mooncake"}
+OFFLOAD_LABELS = {"off": "Off", "cpu": "CPU", "fs": "CPU + filesystem"}
+ROLE_LABELS = {
+    "serve": "Serve",
+    "head": "Head node",
+    "worker": "Worker nodes",
+    "prefill": "Prefill",
+    "decode": "Decode",
+    "router": "Router",
+    "master": "Mooncake master",
+    "config": "Store config",
+    "store": "Mooncake store",
+}
+NODE_ROWS = ("multi_node", "kv_store")
+"""Deploy types whose node count the user picks (a `nodes` row)."""
 FRONTEND_LABELS = {"rust": "Rust", "python": "Python"}
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
 
@@ -138,18 +155,41 @@ def _feature_rows(recipe: Data, result: Result) -> str:
     return _row("features", "Features", "".join(rows))
 
 
-def _output(result: Result) -> str:
+def _blocks(result: Result) -> str:
+    """One block per command, each with its copy button. With several commands, the blocks of
+    each role (head, worker, prefill, decode, router, ...) sit in one `rb-role` group, in
+    order of first appearance, after a tab list naming the roles."""
     install = result["selection"]["install"]
-    blocks = []
+    blocks: dict[str, list[str]] = {}
     for index, command in enumerate(result["commands"]):
         text = command["docker_text"] if install == "docker" and command["docker_text"] else (
             command["shell"])
-        blocks.append(
+        blocks.setdefault(command["role"], []).append(
             f'<div class="rb-block" data-role="{escape(command["role"])}">'
             f'<div class="rb-block-head"><span class="rb-block-label">{escape(command["label"])}'
             f'</span><button type="button" class="rb-copy" data-copy="{index}">Copy</button></div>'
             f'<pre class="rb-code"><code>{escape(text)}</code></pre></div>'
         )
+    if len(result["commands"]) == 1:
+        return "".join(blocks.popitem()[1])
+    tabs = "".join(
+        f'<button type="button" class="rb-role-tab" role="tab" data-role-tab="{escape(role)}" '
+        f'aria-selected="{"true" if i == 0 else "false"}">'
+        f'{escape(ROLE_LABELS.get(role, role))} <small>{len(items)}</small></button>'
+        for i, (role, items) in enumerate(blocks.items())
+    )
+    groups = "".join(
+        f'<div class="rb-role" role="tabpanel" data-role="{escape(role)}" '
+        f'data-count="{len(items)}"><h4 class="rb-role-label">'
+        f'{escape(ROLE_LABELS.get(role, role))}</h4>{"".join(items)}</div>'
+        for role, items in blocks.items()
+    )
+    return f'<div class="rb-role-tabs" role="tablist">{tabs}</div>{groups}'
+
+
+def _output(result: Result) -> str:
+    install = result["selection"]["install"]
+    blocks = [_blocks(result)]
     choice = result["install"][install]
     install_html = ""
     if choice["command"]:
@@ -189,10 +229,19 @@ def render_widget(
         _pill("strategy", sid, strategies[sid]["display_name"], result,
               title=strategies[sid]["description"].strip())
         for sid in options["strategy"])))
-    if strategies[result["selection"]["strategy"]]["deploy_type"] == "multi_node":
+    deploy = strategies[result["selection"]["strategy"]]["deploy_type"]
+    if deploy in NODE_ROWS:
         rows.append(_row("nodes", ROW_LABELS["nodes"], "".join(
             _pill("nodes", n, n, result) for n in options["nodes"]
             if n not in result["unavailable"].get("nodes", {}))))
+    if deploy == "pd_cluster":
+        rows.append(_row("pd_connector", ROW_LABELS["pd_connector"], "".join(
+            _pill("pd_connector", c, CONNECTOR_LABELS.get(c, c), result)
+            for c in options["pd_connector"])))
+    if "kv_offload" in options:
+        rows.append(_row("kv_offload", ROW_LABELS["kv_offload"], "".join(
+            _pill("kv_offload", t, OFFLOAD_LABELS.get(t, t), result)
+            for t in options["kv_offload"])))
     if recipe.get("features"):
         rows.append(_feature_rows(recipe, result))
     rows.append(_row("frontend", ROW_LABELS["frontend"], "".join(
