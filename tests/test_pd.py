@@ -258,3 +258,19 @@ def test_golden(name: str, hf_id: str, query: dict[str, str]) -> None:
     result = _build(hf_id, **query)
     assert not layout_problems(result)
     assert_golden(name, f"# {result['summary']}\n\n{result['copy_text']}")
+
+
+def test_shared_node_pools_use_the_brand_visible_devices_variable() -> None:
+    import copy
+
+    recipe = copy.deepcopy(builder_recipe(V4))
+    recipe["pd"] = {"mi300x": {"prefill": {"layout": "dep", "devices": [0, 1, 2, 3]},
+                               "decode": {"layout": "dep", "devices": [4, 5, 6, 7]}}}
+    result = build(builder_catalog(), recipe, {"strategy": "pd_cluster", "hardware": "mi300x",
+                                               "install": "docker"})
+    prefill, decode, _ = result["commands"]
+    assert prefill["env"]["HIP_VISIBLE_DEVICES"] == "0,1,2,3"
+    assert decode["env"]["HIP_VISIBLE_DEVICES"] == "4,5,6,7"
+    assert "CUDA_VISIBLE_DEVICES" not in prefill["env"]
+    assert "/dev/kfd" in prefill["docker_argv"] and "--gpus" not in prefill["docker_argv"]
+    assert not layout_problems(result)
