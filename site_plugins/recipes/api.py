@@ -1,0 +1,287 @@
+"""The JSON endpoints: what a script fetches instead of reading a page.
+
+Every command in them is a `builder.build` result (see `renderings.py`), the same function
+the CLI and the page call. Paths inside documents (`json`, `alternatives`, `by_hardware`) are
+site-absolute, like the published reference (`/deepseek-ai/DeepSeek-V4-Flash.json`), and all
+resolve to files of the built site.
+
+    /models.json                       every recipe and every variant with its own model id
+    /<hf_id>.json                      a recipe: meta, recommended_command, its data, guide
+    /<hf_id>/hw/<hw>.json              one rendering each (see renderings.py)
+    /<hf_id>/strategies/<s>.json
+    /<hf_id>/hw/<hw>/strategies/<s>.json
+    /<variant_model_id>.json           a variant with its own model id (recipe shape)
+    /strategies.json, /strategies/<s>.json, /hardware.json, /schema.json
+    /builder-catalog.json              the catalog argument of the builder (the page loads it)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from builder.types import Result
+from builder.view import page_state
+
+from .loader import Catalog
+from .renderings import RecipeRenderings, Rendering, Tree, available_strategies, trees_of
+from .schema import json_schema
+
+__all__ = ["Endpoint", "global_endpoints", "recipe_endpoints", "recommended_command"]
+
+Data = dict[str, Any]
+Endpoint = tuple[str, str]
+"""(path relative to the site root, JSON text)."""
+
+CATALOG_JSON = "builder-catalog.json"
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _primary(result: Result) -> Data:
+    """The command a single-command consumer wants: `vllm serve`, or the head node's."""
+    commands = result["commands"]
+    for role in ("serve", "head"):
+        for command in commands:
+            if command["role"] == role:
+                return dict(command)
+    return dict(commands[0])
+
+
+def hardware_profile(catalog: Data, hw_id: str, nodes: int) -> Data:
+    hw = catalog["hardware"][hw_id]
+    return {
+        "brand": catalog["brands"][hw["brand"]]["display_name"],
+        "generation": hw["generation"],
+        "compute_arch": hw["compute_arch"],
+        "display_name": hw["display_name"],
+        "description": hw["description"],
+        "gpu_count": hw["gpu_count"],
+        "vram_gb": hw["gpu_count"] * hw["memory_gb"],
+        "multi_node": nodes > 1,
+    }
+
+
+def recommended_command(
+    catalog: Data,
+    recipe: Data,
+    result: Result,
+    *,
+    query: dict[str, str],
+    alternatives: dict[str, str],
+    by_hardware: dict[str, str],
+    page: str,
+) -> Data:
+    """The reference's `recommended_command` shape for one builder result, plus what a
+    script needs to reproduce it (`query`, `features`, every command block)."""
+    selection = result["selection"]
+    serve = _primary(result)
+    nodes = int(selection["nodes"])
+    strategy = catalog["strategies"][selection["strategy"]]
+    return {
+        "hardware": selection["hardware"],
+        "strategy": selection["strategy"],
+        "variant": selection["variant"],
+        "node_count": nodes,
+        "deploy_type": strategy["deploy_type"],
+        "env": serve["env"],
+        "docker_image": result["docker_image"],
+        "command": serve["text"],
+        "argv": serve["argv"],
+        "docker_command": serve["docker_text"],
+        "docker_argv": serve["docker_argv"],
+        "strategy_spec": strategy,
+        "hardware_profile": hardware_profile(catalog, selection["hardware"], nodes),
+        "alternatives": alternatives,
+        "by_hardware": by_hardware,
+        "model_id": result["model_id"],
+        "frontend": selection["frontend"],
+        "install": selection["install"],
+        "features": {fid: selection[fid] for fid in recipe.get("features", {})},
+        "query": query,
+        "page": page,
+        "summary": result["summary"],
+        "commands": result["commands"],
+        "install_commands": result["install"],
+        "notes": result["notes"],
+        "copy_text": result["copy_text"],
+    }
+
+
+class _RecipeApi:
+    """The documents of one recipe, given its renderings."""
+
+    def __init__(self, catalog: Data, recipe: Data, renderings: RecipeRenderings, base: str):
+        self.catalog = catalog
+        self.recipe = recipe
+        self.r = renderings
+        self.base = base
+        self.hf_id = renderings.hf_id
+
+    def url(self, uri: str) -> str:
+        return self.base + uri
+
+    def page(self, query: dict[str, str]) -> str:
+        suffix = f"?{urlencode(query)}" if query else ""
+        return f"{self.base}{self.hf_id}/{suffix}"
+
+    def by_hardware(self, rendering: Rendering) -> dict[str, str]:
+        variant = rendering.variant
+        tree = self.r.tree_for(variant)
+        return {
+            hw_id: self.url(hw.uri)
+            for hw_id, hw in tree.hardware.items()
+            if hw.variant == variant
+        }
+
+    def alternatives(self, tree: Tree, rendering: Rendering) -> dict[str, str]:
+        current = rendering.result["selection"]["strategy"]
+        links = {}
+        for sid in available_strategies(self.catalog, rendering.result):
+            if sid == current:
+                continue
+            if "hardware" in rendering.query:
+                target = tree.hw_strategies.get((rendering.hardware, sid))
+            else:
+                target = tree.strategies.get(sid)
+            if target is not None:
+                links[sid] = self.url(target.uri)
+        return links
+
+    def command(self, tree: Tree, rendering: Rendering) -> Data:
+        return recommended_command(
+            self.catalog,
+            self.recipe,
+            rendering.result,
+            query=rendering.query,
+            alternatives=self.alternatives(tree, rendering),
+            by_hardware=self.by_hardware(rendering),
+            page=self.page(rendering.query),
+        )
+
+    def variant_links(self) -> dict[str, str]:
+        links = {}
+        for variant_id in trees_of(self.hf_id, self.recipe):
+            if variant_id != "default" and variant_id in self.r.trees:
+                links[variant_id] = self.url(self.r.trees[variant_id].doc.uri)
+        for variant_id, alias in self.r.aliases.items():
+            links[variant_id] = self.url(alias.uri)
+        return links
+
+    def data(self) -> Data:
+        """The recipe's published data, each variant with its `json` link when it has one."""
+        links = self.variant_links()
+        data = {key: value for key, value in self.recipe.items() if key not in ("meta", "guide")}
+        data["variants"] = {
+            vid: {**variant, **({"json": links[vid]} if vid in links else {})}
+            for vid, variant in self.recipe["variants"].items()
+        }
+        return data
+
+    def document(self, tree: Tree, rendering: Rendering, data: Data) -> Data:
+        return {
+            "hf_id": self.hf_id,
+            "meta": self.recipe["meta"],
+            "recommended_command": self.command(tree, rendering),
+            **data,
+            "guide": self.recipe.get("guide", ""),
+        }
+
+    def rendering(self, tree: Tree, rendering: Rendering, *, widget: bool) -> Data:
+        doc = {
+            "hf_id": self.hf_id,
+            "title": self.recipe["meta"]["title"],
+            "recipe_json": self.url(f"{self.hf_id}.json"),
+            "recommended_command": self.command(tree, rendering),
+        }
+        if widget:
+            # The page paints this while Python is still loading (recipe-builder.js).
+            doc["widget_html"] = page_state(self.catalog, self.recipe, rendering.query)["html"]
+        return doc
+
+    def endpoints(self) -> Iterator[Endpoint]:
+        data = self.data()
+        for variant_id, tree in self.r.trees.items():
+            yield tree.doc.uri, dumps(self.document(tree, tree.doc, data))
+            own = variant_id == "default"
+            for rendering in [*tree.hardware.values(), *tree.strategies.values()]:
+                yield rendering.uri, dumps(self.rendering(tree, rendering, widget=own))
+            for rendering in tree.hw_strategies.values():
+                yield rendering.uri, dumps(self.rendering(tree, rendering, widget=False))
+        for alias in self.r.aliases.values():
+            yield alias.uri, dumps(self.document(self.r.trees["default"], alias, data))
+
+
+def recipe_endpoints(
+    catalog: Data, recipe: Data, renderings: RecipeRenderings, base: str
+) -> Iterator[Endpoint]:
+    """Every JSON file of one recipe."""
+    return _RecipeApi(catalog, recipe, renderings, base).endpoints()
+
+
+def model_entries(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Data]:
+    """The recipe's rows of /models.json: itself, then each variant with its own document."""
+    hf_id, meta = renderings.hf_id, recipe["meta"]
+    rows: list[Data] = [{
+        "hf_id": hf_id,
+        "title": meta["title"],
+        "provider": meta["provider"],
+        "url": f"{base}{hf_id}/",
+        "json": f"{base}{hf_id}.json",
+    }]
+    documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
+    documents.update(renderings.aliases)
+    for variant_id, variant in recipe["variants"].items():
+        if variant_id not in documents:
+            continue
+        label = variant.get("label") or variant_id
+        rows.append({
+            "hf_id": variant["model_id"],
+            "title": f"{meta['title']} ({label})",
+            "provider": meta["provider"],
+            "url": f"{base}{variant['model_id']}/",
+            "json": base + documents[variant_id].uri,
+            "recipe": hf_id,
+            "variant": variant_id,
+        })
+    return rows
+
+
+def global_endpoints(
+    catalog: Catalog,
+    models: list[Data],
+    strategy_models: dict[str, dict[str, str]],
+    hardware_models: dict[str, dict[str, str]],
+    base: str,
+) -> Iterator[Endpoint]:
+    """The catalog-wide files; `*_models` map an id to {hf_id: rendering path}."""
+    builder_catalog = catalog.builder_catalog()
+    yield "models.json", dumps(models)
+    yield CATALOG_JSON, json.dumps(builder_catalog, ensure_ascii=False, separators=(",", ":"))
+    strategies = {}
+    for sid, strategy in builder_catalog["strategies"].items():
+        strategies[sid] = {**strategy, "json": f"{base}strategies/{sid}.json"}
+        yield f"strategies/{sid}.json", dumps(
+            {**strategy, "models": strategy_models.get(sid, {})}
+        )
+    yield "strategies.json", dumps(strategies)
+    hardware = {key: value for key, value in builder_catalog.items() if key != "strategies"}
+    hardware["hardware"] = {
+        hw_id: {
+            **hw,
+            "vram_gb": hw["gpu_count"] * hw["memory_gb"],
+            "models": hardware_models.get(hw_id, {}),
+        }
+        for hw_id, hw in hardware["hardware"].items()
+    }
+    yield "hardware.json", dumps(hardware)
+    committed = Path(catalog.root) / "schema.json"
+    if committed.is_file():
+        yield "schema.json", committed.read_text(encoding="utf-8")
+    else:
+        yield "schema.json", dumps(json_schema())

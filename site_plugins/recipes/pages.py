@@ -1,0 +1,368 @@
+"""What becomes pages: one guide page per model, a redirect per variant model id, the cards.
+
+A model page's Markdown is front matter, section headings, *slots* and the recipe's guide.
+A slot is a paragraph holding a per-build random token; after Markdown has run, the slot is
+replaced by HTML made here, where every recipe string goes through `html.escape`. So recipe
+strings never pass through Markdown, and the guide (the only recipe Markdown) is rendered
+with raw HTML turned off (see `_safe_markdown.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+import yaml
+
+from builder.types import Result
+
+from ._safe_markdown import safe_href
+
+__all__ = [
+    "BrowseCard",
+    "GeneratedPage",
+    "browse_html",
+    "format_context",
+    "model_page",
+    "redirect_page",
+]
+
+Data = dict[str, Any]
+ARCHITECTURES = {"moe": "MoE", "dense": "Dense"}
+TASKS = {
+    "text": "Text",
+    "multimodal": "Multimodal",
+    "vision": "Vision",
+    "embedding": "Embedding",
+    "audio": "Audio",
+    "reasoning": "Reasoning",
+    "tools": "Tool calling",
+}
+INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
+
+
+def e(value: object) -> str:
+    """Escape for HTML text and double-quoted attributes."""
+    return escape(str(value), quote=True)
+
+
+def format_context(tokens: int) -> str:
+    """1048576 → "1M", 131072 → "128K"; other sizes with thousands separators."""
+    for size, unit in ((1 << 20, "M"), (1 << 10, "K")):
+        if tokens % size == 0:
+            return f"{tokens // size}{unit}"
+    return f"{tokens:,}"
+
+
+def _front_matter(meta: Mapping[str, object]) -> str:
+    return "---\n" + yaml.safe_dump(dict(meta), sort_keys=False, allow_unicode=True) + "---\n"
+
+
+def _badge(key: str, value: str, title: str = "") -> str:
+    tip = f' title="{e(title)}"' if title else ""
+    return (
+        f'<span class="rcp-badge"{tip}><span class="rcp-badge-k">{e(key)}</span>'
+        f'<span class="rcp-badge-v">{e(value)}</span></span>'
+    )
+
+
+def model_badges(recipe: Data) -> list[str]:
+    model = recipe["model"]
+    badges = [_badge("Architecture", ARCHITECTURES.get(model["architecture"],
+                                                       model["architecture"]))]
+    badges.append(_badge("Parameters", model["parameter_count"]))
+    if model.get("active_parameters"):
+        badges.append(_badge("Active", model["active_parameters"], "active parameters per token"))
+    tokens = model["context_length"]
+    badges.append(_badge("Context", format_context(tokens), f"{tokens:,} tokens"))
+    badges.append(_badge("vLLM", f"≥ {model['min_vllm_version']}", "minimum vLLM version"))
+    return badges
+
+
+def _task_chips(recipe: Data) -> str:
+    return "".join(
+        f'<span class="rcp-chip rcp-chip-task">{e(TASKS.get(task, task))}</span>'
+        for task in recipe["meta"]["tasks"]
+    )
+
+
+# ------------------------------------------------------------------------ model page
+
+
+def hero_html(catalog: Data, recipe: Data, base: str) -> str:
+    meta, model = recipe["meta"], recipe["model"]
+    hf_id = model["model_id"]
+    verified = [
+        catalog["hardware"][hw_id]["display_name"]
+        for hw_id in catalog["hardware"]
+        if meta["hardware"].get(hw_id) == "verified"
+    ]
+    verified_html = ""
+    if verified:
+        verified_html = (
+            '<div class="rcp-hero-row"><span class="rcp-row-label">Verified on</span>'
+            + "".join(f'<span class="rcp-chip rcp-chip-hw">{e(name)}</span>' for name in verified)
+            + "</div>"
+        )
+    headline = meta.get("performance_headline", "")
+    return (
+        '<header class="rcp-hero">'
+        f'<nav class="rcp-crumbs" aria-label="Breadcrumb"><a href="{e(base)}">Models</a>'
+        f'<span aria-hidden="true">/</span><span>{e(meta["provider"])}</span></nav>'
+        f'<h1 class="rcp-title">{e(meta["title"])}</h1>'
+        f'<p class="rcp-ids"><code>{e(hf_id)}</code>'
+        f'<a class="rcp-link" href="https://huggingface.co/{e(quote(hf_id))}">Hugging Face</a>'
+        f'<a class="rcp-link" href="{e(base + hf_id)}.json">JSON</a></p>'
+        + (f'<p class="rcp-headline">{e(headline)}</p>' if headline else "")
+        + f'<p class="rcp-description">{e(meta["description"])}</p>'
+        f'<div class="rcp-badges">{"".join(model_badges(recipe))}</div>'
+        f'<div class="rcp-hero-row"><span class="rcp-row-label">Tasks</span>'
+        f"{_task_chips(recipe)}</div>"
+        f"{verified_html}"
+        "</header>"
+    )
+
+
+def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str) -> str:
+    """The mount the page's JavaScript takes over, with the prerendered widget inside."""
+    return (
+        f'<div class="rb-mount" data-hf-id="{e(hf_id)}" '
+        f'data-recipe-json="{e(base + hf_id)}.json" '
+        f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
+        f"{state_html}</div>"
+        '<noscript><p class="rcp-noscript">JavaScript is off, so this is the default '
+        "command and the choices above cannot be changed. The same commands are in the "
+        "JSON files linked at the top of the page.</p></noscript>"
+    )
+
+
+def install_html(catalog: Data, result: Result) -> str:
+    hw = catalog["hardware"][result["selection"]["hardware"]]
+    cards = []
+    for method, choice in result["install"].items():
+        label = INSTALL_LABELS.get(method, method)
+        if choice["available"] and choice["command"]:
+            body = f'<pre class="rcp-code"><code>{e(choice["command"])}</code></pre>'
+        else:
+            body = f'<p class="rcp-muted">{e(choice.get("reason") or "Not offered here.")}</p>'
+        cards.append(
+            f'<div class="rcp-install-card" data-install="{e(method)}">'
+            f'<p class="rcp-install-title">{e(label)}</p>{body}</div>'
+        )
+    return (
+        '<div class="rcp-install" data-search-exclude>'
+        f'<p class="rcp-muted">For {e(hw["display_name"])}, the default hardware. The '
+        "builder's Install row shows the install for the hardware you pick.</p>"
+        f'<div class="rcp-install-grid">{"".join(cards)}</div></div>'
+    )
+
+
+def notes_html(catalog: Data, recipe: Data) -> str:
+    notes = []
+    for hw_id, note in recipe.get("hardware_notes", {}).items():
+        hw_name = catalog["hardware"][hw_id]["display_name"]
+        link = ""
+        if note.get("link"):
+            href = safe_href(note["link"]["href"])
+            label = e(note["link"]["label"])
+            link = (f'<p><a href="{e(href)}">{label}</a></p>' if href is not None
+                    else f"<p>{label}</p>")
+        notes.append(
+            f'<details class="info rcp-note" data-hardware="{e(hw_id)}">'
+            f'<summary><strong>{e(hw_name)}</strong> · {e(note["title"])}</summary>'
+            f'<p>{e(note["body"])}</p>{link}</details>'
+        )
+    return "".join(notes)
+
+
+@dataclass
+class GeneratedPage:
+    """A page made from recipe data: its Markdown, and the HTML that fills its slots."""
+
+    uri: str
+    """Path of the Markdown file in the docs tree (`<hf_org>/<hf_repo>.md`)."""
+    nonce: str
+    markdown: str = ""
+    slots: dict[str, str] = field(default_factory=dict)
+    """`<p>token</p>` → HTML."""
+
+    def slot(self, name: str, html: str) -> str:
+        """A Markdown paragraph that `fill` replaces with `html`."""
+        token = f"rcpslot{self.nonce}{name}"
+        self.slots[f"<p>{token}</p>"] = html
+        return f"\n{token}\n"
+
+    def fill(self, html: str) -> str:
+        for token, fragment in self.slots.items():
+            html = html.replace(token, fragment, 1)
+        return html
+
+
+def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
+               base: str, nonce: str, catalog_json: str) -> GeneratedPage:
+    """The guide page of a recipe, at `/<hf_id>/`."""
+    hf_id = recipe["model"]["model_id"]
+    meta = recipe["meta"]
+    page = GeneratedPage(f"{hf_id}.md", nonce)
+    parts = [
+        # The theme writes title and description into <title>/<meta> without escaping.
+        _front_matter({
+            "title": e(meta["title"]),
+            "description": e(meta["description"]),
+            "hide": ["navigation"],
+        }),
+        page.slot("hero", hero_html(catalog, recipe, base)),
+        "## Command\n",
+        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json)),
+        "## Install vLLM\n",
+        page.slot("install", install_html(catalog, result)),
+    ]
+    if recipe.get("hardware_notes"):
+        parts += ["## Hardware notes\n", page.slot("notes", notes_html(catalog, recipe))]
+    guide = recipe.get("guide", "").strip()
+    if guide:
+        parts.append(guide + "\n")
+    page.markdown = "\n".join(parts)
+    return page
+
+
+def redirect_page(model_id: str, title: str, target: str, label: str, *,
+                  nonce: str) -> GeneratedPage:
+    """A variant model id's page: it sends the reader to the recipe with the variant picked."""
+    page = GeneratedPage(f"{model_id}.md", nonce)
+    html = (
+        f'<meta http-equiv="refresh" content="0; url={e(target)}">'
+        f'<h1 class="rcp-title">{e(title)}</h1>'
+        f'<p class="rcp-redirect"><code>{e(model_id)}</code> is the <strong>{e(label)}'
+        f'</strong> checkpoint of a recipe: <a href="{e(target)}">open the recipe with it '
+        "selected</a>.</p>"
+    )
+    page.markdown = _front_matter({
+        "title": e(title),
+        "hide": ["navigation", "toc"],
+        "search": {"exclude": True},
+    }) + page.slot("redirect", html)
+    return page
+
+
+# ------------------------------------------------------------------------ browse page
+
+
+@dataclass(frozen=True)
+class BrowseCard:
+    hf_id: str
+    recipe: Data
+    runs_on: list[str]
+    """Hardware ids the builder has a command for (any variant)."""
+
+
+FACETS = (
+    ("provider", "Provider", "All providers"),
+    ("task", "Task", "All tasks"),
+    ("hardware", "Hardware", "Any hardware"),
+    ("arch", "Architecture", "Any architecture"),
+    ("precision", "Precision", "Any precision"),
+)
+
+
+def _facets(card: BrowseCard) -> dict[str, list[str]]:
+    recipe = card.recipe
+    precisions: list[str] = []
+    for variant in recipe["variants"].values():
+        if variant["precision"] not in precisions:
+            precisions.append(variant["precision"])
+    return {
+        "provider": [recipe["meta"]["provider"]],
+        "task": list(recipe["meta"]["tasks"]),
+        "hardware": list(card.runs_on),
+        "arch": [recipe["model"]["architecture"]],
+        "precision": precisions,
+    }
+
+
+def _search_text(card: BrowseCard) -> str:
+    meta, model = card.recipe["meta"], card.recipe["model"]
+    words = [meta["title"], meta["provider"], model["model_id"], meta["description"],
+             meta.get("performance_headline", "")]
+    words += [v.get("model_id") or "" for v in card.recipe["variants"].values()]
+    return re.sub(r"\s+", " ", " ".join(words)).strip().lower()
+
+
+def _card(catalog: Data, card: BrowseCard, base: str) -> str:
+    meta = card.recipe["meta"]
+    names = [catalog["hardware"][hw]["display_name"] for hw in card.runs_on]
+    shown = names[:6]
+    more = f'<span class="rcp-chip rcp-chip-more">+{len(names) - 6}</span>' if names[6:] else ""
+    hw_html = "".join(f'<span class="rcp-chip rcp-chip-hw">{e(n)}</span>' for n in shown)
+    badges = model_badges(card.recipe)[:-1]  # the minimum vLLM version is for the page
+    facets = json.dumps(_facets(card), ensure_ascii=False, separators=(",", ":"))
+    return (
+        f'<article class="rcp-card" data-facets="{e(facets)}" data-text="{e(_search_text(card))}">'
+        '<div class="rcp-card-top">'
+        f'<span class="rcp-card-provider">{e(meta["provider"])}</span>'
+        f'<span class="rcp-card-date">Updated {e(meta["date_updated"])}</span></div>'
+        f'<h2 class="rcp-card-title"><a class="rcp-card-link" href="{e(base + card.hf_id)}/">'
+        f'{e(meta["title"])}</a></h2>'
+        f'<p class="rcp-card-id"><code>{e(card.hf_id)}</code></p>'
+        f'<p class="rcp-card-desc">{e(meta["description"])}</p>'
+        f'<div class="rcp-badges">{"".join(badges)}{_task_chips(card.recipe)}</div>'
+        f'<div class="rcp-card-hw"><span class="rcp-row-label">Runs on</span>{hw_html}{more}'
+        "</div></article>"
+    )
+
+
+def _options(values: Iterable[tuple[str, str]]) -> str:
+    return "".join(f'<option value="{e(v)}">{e(label)}</option>' for v, label in values)
+
+
+def _select(catalog: Data, cards: list[BrowseCard], key: str, label: str, empty: str) -> str:
+    seen: dict[str, None] = {}
+    for card in cards:
+        seen.update(dict.fromkeys(_facets(card)[key]))
+    if key == "hardware":
+        groups = []
+        for brand_id, brand in catalog["brands"].items():
+            ids = [hw for hw, spec in catalog["hardware"].items()
+                   if spec["brand"] == brand_id and hw in seen]
+            if ids:
+                groups.append(
+                    f'<optgroup label="{e(brand["display_name"])}">'
+                    + _options((hw, catalog["hardware"][hw]["display_name"]) for hw in ids)
+                    + "</optgroup>"
+                )
+        body = "".join(groups)
+    elif key == "task":
+        body = _options((t, TASKS.get(t, t)) for t in TASKS if t in seen)
+    elif key == "arch":
+        body = _options((a, ARCHITECTURES.get(a, a)) for a in sorted(seen))
+    else:
+        body = _options((v, v) for v in sorted(seen, key=str.lower))
+    return (
+        f'<label class="rcp-filter"><span class="rcp-filter-label">{e(label)}</span>'
+        f'<select name="{key}" data-filter="{key}"><option value="">{e(empty)}</option>'
+        f"{body}</select></label>"
+    )
+
+
+def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
+    """Filters and one card per recipe; every card is in the static HTML."""
+    selects = "".join(_select(catalog, cards, *facet) for facet in FACETS)
+    total = len(cards)
+    return (
+        '<div class="rcp-browse" data-rcp-browse data-search-exclude>'
+        '<form class="rcp-filters" role="search" aria-label="Filter models">'
+        '<label class="rcp-filter rcp-filter-q"><span class="rcp-filter-label">Search</span>'
+        '<input type="search" name="search" data-filter="search" autocomplete="off" '
+        'placeholder="Model, provider, checkpoint…"></label>'
+        f'{selects}<button type="reset" class="rcp-reset">Clear</button></form>'
+        f'<p class="rcp-count" aria-live="polite"><span data-rcp-count>{total}</span> of '
+        f"{total} models</p>"
+        f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in cards)}</div>'
+        '<p class="rcp-empty" hidden>No model matches these filters. '
+        '<a href="?" data-rcp-clear>Clear the filters</a>.</p></div>'
+    )

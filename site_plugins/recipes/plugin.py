@@ -1,0 +1,42 @@
+"""The mkdocs hooks of the recipes plugin; each calls one function of `site.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from .config import RecipesConfig
+from .site import RecipesSite, load_site
+
+__all__ = ["RecipesPlugin"]
+
+
+class RecipesPlugin(BasePlugin[RecipesConfig]):
+    site: RecipesSite
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.site = load_site(self.config, config)
+        return config
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        return self.site.add_files(files, config)
+
+    def on_page_markdown(
+        self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        self.site.before_markdown(page)
+        return markdown
+
+    def on_page_content(
+        self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        return self.site.page_content(html, page)
+
+    def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
+        for path in self.site.watch:
+            server.watch(path)
+        return server

@@ -1,0 +1,151 @@
+"""Which selections the site publishes, and the builder's result for each.
+
+A *tree* is a model id under which JSON files live. Every recipe has one, at its own id,
+holding the default variant's renderings (queries leave the variant out, as the page does).
+Each variant that declares its own model id (other than the recipe's) gets one more, with
+every query pinned to that variant. The default variant's own model id, when it has one,
+is published as an alias document that links into the recipe's tree. Under a tree ``T``::
+
+    T.json                           the tree's query
+    T/hw/<hw>.json                   + hardware, for every hardware where it builds
+    T/strategies/<s>.json            + strategy, for every strategy available there
+    T/hw/<hw>/strategies/<s>.json    + hardware and strategy, likewise
+
+"Available" is what the builder says: a strategy missing from ``result["unavailable"]``.
+Every result comes from ``builder.build``, the function the CLI calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from builder.api import build
+from builder.errors import SelectionError
+from builder.types import Result
+
+__all__ = ["Rendering", "Tree", "available_strategies", "render_recipe", "trees_of"]
+
+Data = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """One published selection: its query (URL keys) and the builder's result."""
+
+    uri: str
+    """Where its JSON file goes, relative to the site root (no leading slash)."""
+    query: dict[str, str]
+    result: Result
+
+    @property
+    def hardware(self) -> str:
+        return self.result["selection"]["hardware"]
+
+    @property
+    def variant(self) -> str:
+        return self.result["selection"]["variant"]
+
+
+@dataclass
+class Tree:
+    model_id: str
+    """The model id the tree's files are named after."""
+    variant: str | None
+    """The variant every query is pinned to; None for the recipe's own tree."""
+    doc: Rendering
+    hardware: dict[str, Rendering] = field(default_factory=dict)
+    strategies: dict[str, Rendering] = field(default_factory=dict)
+    hw_strategies: dict[tuple[str, str], Rendering] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Rendering]:
+        yield self.doc
+        yield from self.hardware.values()
+        yield from self.strategies.values()
+        yield from self.hw_strategies.values()
+
+
+@dataclass
+class RecipeRenderings:
+    hf_id: str
+    trees: dict[str, Tree]
+    """By variant id: "default" is the recipe's own tree, then one per variant model id."""
+    aliases: dict[str, Rendering]
+    """Documents at a variant's model id that link into another tree (the default variant)."""
+
+    def tree_for(self, variant: str) -> Tree:
+        """The tree whose hardware files a rendering of `variant` links to."""
+        return self.trees.get(variant, self.trees["default"])
+
+
+def trees_of(hf_id: str, recipe: Data) -> dict[str, str]:
+    """Variant id → model id of every variant with its own tree (the recipe's is "default")."""
+    trees = {"default": hf_id}
+    for variant_id, variant in recipe["variants"].items():
+        model_id = variant.get("model_id")
+        if variant_id != "default" and model_id and model_id != hf_id:
+            trees[variant_id] = model_id
+    return trees
+
+
+def available_strategies(catalog: Data, result: Result) -> list[str]:
+    """The strategies the builder offers next to `result`'s selection (its own included)."""
+    blocked = result["unavailable"].get("strategy", {})
+    return [sid for sid in catalog["strategies"] if sid not in blocked]
+
+
+def _try(catalog: Data, recipe: Data, query: Mapping[str, str]) -> Result | None:
+    try:
+        return build(catalog, recipe, query)
+    except SelectionError:
+        return None
+
+
+def _tree(catalog: Data, recipe: Data, model_id: str, variant: str | None) -> Tree | None:
+    base = {"variant": variant} if variant else {}
+    # The recipe's own tree must build: its root query is what the model page shows.
+    result = _try(catalog, recipe, base) if variant else build(catalog, recipe, base)
+    if result is None:
+        return None
+    tree = Tree(model_id, variant, Rendering(f"{model_id}.json", base, result))
+    for sid in available_strategies(catalog, result):
+        query = {**base, "strategy": sid}
+        tree.strategies[sid] = Rendering(
+            f"{model_id}/strategies/{sid}.json", query, build(catalog, recipe, query)
+        )
+    for hw_id in catalog["hardware"]:
+        query = {**base, "hardware": hw_id}
+        hw_result = _try(catalog, recipe, query)
+        if hw_result is None:
+            continue
+        tree.hardware[hw_id] = Rendering(f"{model_id}/hw/{hw_id}.json", query, hw_result)
+        for sid in available_strategies(catalog, hw_result):
+            pair = {**query, "strategy": sid}
+            tree.hw_strategies[hw_id, sid] = Rendering(
+                f"{model_id}/hw/{hw_id}/strategies/{sid}.json", pair,
+                build(catalog, recipe, pair),
+            )
+    return tree
+
+
+def render_recipe(catalog: Data, recipe: Data) -> RecipeRenderings:
+    """Every rendering of one recipe (see the module docstring).
+
+    Raises SelectionError when the recipe's default selection does not build; a variant
+    whose own query builds nowhere simply gets no tree (and no `json` link).
+    """
+    hf_id = recipe["model"]["model_id"]
+    trees: dict[str, Tree] = {}
+    for variant_id, model_id in trees_of(hf_id, recipe).items():
+        tree = _tree(catalog, recipe, model_id, None if variant_id == "default" else variant_id)
+        if tree is not None:
+            trees[variant_id] = tree
+    aliases = {}
+    default_id = recipe["variants"]["default"].get("model_id")
+    if default_id and default_id != hf_id:
+        query = {"variant": "default"}
+        aliases["default"] = Rendering(
+            f"{default_id}.json", query, build(catalog, recipe, query)
+        )
+    return RecipeRenderings(hf_id, trees, aliases)

@@ -1,0 +1,253 @@
+"""The recipe site of one build: the catalog, loaded once, and every file made from it.
+
+`plugin.py` holds the hooks; each calls one method here. Files are added to mkdocs with
+`File.generated` in `on_files`, so mkdocs knows every output (nothing is written into
+`site_dir` behind its back).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import secrets
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+
+from builder.errors import SelectionError
+from builder.view import page_state
+
+from . import api
+from ._safe_markdown import SafeMarkdown
+from .assets import MissingAsset, builder_files, pyodide_files
+from .config import RecipesConfig
+from .errors import InvalidRecipe
+from .loader import Catalog, load_catalog
+from .pages import BrowseCard, GeneratedPage, browse_html, model_page, redirect_page
+from .renderings import render_recipe
+
+__all__ = ["RecipesSite", "load_site"]
+
+log = get_plugin_logger(__name__)
+PARALLEL_FROM = 16
+"""With `workers: 0`, recipes are rendered in worker processes from this many recipes on."""
+
+
+def _resolve(config: MkDocsConfig, path: str) -> Path:
+    return (Path(config.config_file_path or ".").resolve().parent / path).resolve()
+
+
+def base_path(site_url: str | None) -> str:
+    """The path every site-absolute link starts with: "/" or "/sub/dir/"."""
+    path = urlsplit(site_url or "/").path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
+def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
+    """Validate every recipe (PluginError with `path: field: message` lines on failure)."""
+    recipes_dir = _resolve(config, options.recipes_dir)
+    try:
+        catalog = load_catalog(recipes_dir)
+    except InvalidRecipe as error:
+        raise PluginError(f"invalid recipe data in {recipes_dir}:\n{error}") from None
+    except FileNotFoundError as error:
+        raise PluginError(
+            f"recipes_dir {recipes_dir}: {error.strerror}: {error.filename} (set the "
+            "recipes plugin's recipes_dir, or RECIPES_DIR, to a recipe tree)"
+        ) from None
+    site = RecipesSite(catalog, options, config)
+    config.markdown_extensions.append(site.markdown)
+    return site
+
+
+@dataclass(frozen=True)
+class Job:
+    """One recipe's share of the build (picklable, for worker processes)."""
+
+    catalog: dict[str, Any]
+    recipe: dict[str, Any]
+    base: str
+    nonce: str
+
+
+@dataclass
+class RecipeOutputs:
+    hf_id: str
+    error: str = ""
+    """Why the recipe's default selection does not build (nothing else is set then)."""
+    endpoints: list[api.Endpoint] = field(default_factory=list)
+    models: list[dict[str, Any]] = field(default_factory=list)
+    strategies: dict[str, str] = field(default_factory=dict)
+    """Strategy → the recipe's rendering with it (default hardware)."""
+    hardware: dict[str, str] = field(default_factory=dict)
+    """Hardware the recipe has a command for → that rendering."""
+    pages: list[GeneratedPage] = field(default_factory=list)
+
+
+def recipe_outputs(job: Job) -> RecipeOutputs:
+    """Everything made from one recipe: its JSON files, /models.json rows and pages."""
+    catalog, recipe, base = job.catalog, job.recipe, job.base
+    hf_id = recipe["model"]["model_id"]
+    try:
+        renderings = render_recipe(catalog, recipe)
+        state = page_state(catalog, recipe, {})
+    except SelectionError as error:
+        return RecipeOutputs(hf_id, error=str(error))
+    tree = renderings.trees["default"]
+    outputs = RecipeOutputs(
+        hf_id,
+        endpoints=list(api.recipe_endpoints(catalog, recipe, renderings, base)),
+        models=api.model_entries(recipe, renderings, base),
+        strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
+        hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
+    )
+    outputs.pages.append(model_page(
+        catalog, recipe, state["html"], state["result"],  # type: ignore[arg-type]
+        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+    ))
+    for variant_id, variant in recipe["variants"].items():
+        model_id = variant.get("model_id")
+        if model_id and model_id != hf_id:
+            label = variant.get("label") or variant_id
+            outputs.pages.append(redirect_page(
+                model_id, f"{recipe['meta']['title']} ({label})",
+                f"{base}{hf_id}/?variant={quote(variant_id)}", label, nonce=job.nonce,
+            ))
+    return outputs
+
+
+class RecipesSite:
+    def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig):
+        self.catalog = catalog
+        self.options = options
+        self.base = base_path(config.site_url)
+        self.nonce = secrets.token_hex(6)
+        self.markdown = SafeMarkdown()
+        self.pages: dict[str, GeneratedPage] = {}
+        self.browse = ""
+        self.pyodide_dir = _resolve(config, options.pyodide_dir)
+        self.builder_dir = _resolve(config, options.builder_dir)
+
+    # ------------------------------------------------------------------ on_files
+
+    def add_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Add every generated page, JSON endpoint and asset to `files`."""
+        try:
+            generated = self._generate(config)
+        except MissingAsset as error:
+            raise PluginError(str(error)) from None
+        for file in generated:
+            clash = files.get_file_from_path(file.src_uri)
+            if clash is not None:
+                raise PluginError(
+                    f"{config.docs_dir}/{file.src_uri} clashes with a file the recipes plugin "
+                    "generates; rename or remove it"
+                )
+            files.append(file)
+        log.info("generated %d pages and %d other files from %d recipes",
+                 len(self.pages), len(generated) - len(self.pages), len(self.catalog.recipes))
+        return files
+
+    def _generate(self, config: MkDocsConfig) -> list[File]:
+        out: list[File] = []
+
+        def text(uri: str, content: str) -> None:
+            out.append(File.generated(config, uri, content=content))
+
+        # Assets first: a missing Pyodide fails the build before any rendering.
+        for uri, path in pyodide_files(self.pyodide_dir).items():
+            out.append(File.generated(config, uri, abs_src_path=str(path)))
+        modules, manifest = builder_files(self.builder_dir)
+        for uri, path in modules.items():
+            out.append(File.generated(config, uri, abs_src_path=str(path)))
+        text("assets/builder/manifest.json", manifest)
+
+        catalog = self.catalog.builder_catalog()
+        jobs = [
+            Job(catalog, self.catalog.builder_recipe(hf_id), self.base, self.nonce)
+            for hf_id in self.catalog.recipes
+        ]
+        models: list[dict[str, Any]] = []
+        by_strategy: dict[str, dict[str, str]] = {}
+        by_hardware: dict[str, dict[str, str]] = {}
+        cards: list[BrowseCard] = []
+        for job, outputs in zip(jobs, self._run(jobs), strict=True):
+            hf_id = outputs.hf_id
+            if outputs.error:
+                display = self.catalog.paths[hf_id].relative_to(self.catalog.root.parent)
+                raise PluginError(
+                    f"{display}: recommended: the default selection does not build: "
+                    f"{outputs.error}"
+                )
+            for uri, content in outputs.endpoints:
+                text(uri, content)
+            models += outputs.models
+            for sid, path in outputs.strategies.items():
+                by_strategy.setdefault(sid, {})[hf_id] = path
+            for hw_id, path in outputs.hardware.items():
+                by_hardware.setdefault(hw_id, {})[hf_id] = path
+            cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
+            for page in outputs.pages:
+                self.pages[page.uri] = page
+        for uri, content in api.global_endpoints(
+            self.catalog, models, by_strategy, by_hardware, self.base
+        ):
+            text(uri, content)
+        for uri, page in self.pages.items():
+            # Reached from the home page's cards, not from the nav.
+            out.append(File.generated(
+                config, uri, content=page.markdown, inclusion=InclusionLevel.NOT_IN_NAV
+            ))
+        self.browse = browse_html(catalog, cards, self.base)
+
+        return out
+
+    def _run(self, jobs: list[Job]) -> Iterator[RecipeOutputs]:
+        """Each recipe's outputs, in order; in worker processes when there are several."""
+        workers = self.options.workers
+        if workers == 0:  # automatic: starting workers costs more than a few recipes take
+            workers = (os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
+        workers = min(workers, len(jobs))
+        if workers <= 1:
+            yield from map(recipe_outputs, jobs)
+            return
+        # spawn, not fork: `mkdocs serve` runs threads, and fork with threads is unsafe.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            yield from pool.map(recipe_outputs, jobs)
+
+    # ------------------------------------------------------------------ pages
+
+    def before_markdown(self, page: Page) -> None:
+        """Guides are rendered without raw HTML; hand-written pages keep it."""
+        self.markdown.active = page.file.src_uri in self.pages
+
+    def page_content(self, html: str, page: Page) -> str:
+        """Fill a generated page's slots; put the model cards into the home page."""
+        self.markdown.active = False
+        generated = self.pages.get(page.file.src_uri)
+        if generated is not None:
+            return generated.fill(html)
+        if page.is_homepage:
+            marker = self.options.browse_marker
+            if marker not in html:
+                log.warning(
+                    "%s has no %s marker: add it on a line of its own where the model "
+                    "cards should go", page.file.src_uri, marker,
+                )
+                return html
+            return html.replace(marker, self.browse, 1)
+        return html
+
+    @property
+    def watch(self) -> list[str]:
+        return [str(self.catalog.root), str(self.builder_dir)]

@@ -1,0 +1,261 @@
+"""The JSON endpoints of the built site: the reference shape, links that resolve, and the same
+commands as the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builder.api import build
+from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog
+from tests.sitebuild import BuiltSite
+
+pytestmark = pytest.mark.site
+
+REFERENCE = ROOT / "tests" / "data" / "reference-deepseek-v4-flash.json"
+HF_ID = "deepseek-ai/DeepSeek-V4-Flash"
+NOT_COMPARED = {"guide", "source"}
+"""`guide` is ours in our own words; `source` describes the reference site's repositories."""
+DIFFERENCES = {
+    "recommended_command.command": (
+        "the builder's `text` indents continuation lines with two spaces, the reference with one"
+    ),
+    "recommended_command.docker_command": "same two-space continuation indent (`docker_text`)",
+}
+"""Every key (dotted path) where our document differs from the reference, with the reason.
+The test fails when this is not exactly the set of differing keys."""
+LINK_KEYS = {"json", "recipe_json", "url", "page"}
+LINK_MAPS = {"alternatives", "by_hardware", "models"}
+PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html"}
+
+
+def load(site: BuiltSite, path: str) -> Any:
+    return json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
+
+
+def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) of every leaf; lists are leaves."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from flatten(item, f"{prefix}.{key}" if prefix else key)
+    else:
+        yield prefix, value
+
+
+def test_reference_keys_match_except_listed_differences(built_site: BuiltSite) -> None:
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    ours = dict(flatten(load(built_site, f"/{HF_ID}.json")))
+    differing = {}
+    for key, value in flatten(reference):
+        if key.split(".")[0] in NOT_COMPARED:
+            continue
+        if ours.get(key, "<missing>") != value:
+            differing[key] = (value, ours.get(key, "<missing>"))
+    unexplained = {k: v for k, v in differing.items() if k not in DIFFERENCES}
+    assert not unexplained, "new differences from the reference:\n" + "\n".join(
+        f"{k}: reference {v[0]!r}, ours {v[1]!r}" for k, v in unexplained.items()
+    )
+    assert set(differing) == set(DIFFERENCES), "listed differences that are gone: " + ", ".join(
+        sorted(set(DIFFERENCES) - set(differing))
+    )
+
+
+def test_reference_command_differs_only_in_indent(built_site: BuiltSite) -> None:
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))["recommended_command"]
+    ours = load(built_site, f"/{HF_ID}.json")["recommended_command"]
+    for key in ("command", "docker_command"):
+        assert ours[key].replace("\\\n  ", "\\\n ") == reference[key]
+
+
+def _json_files(site: BuiltSite) -> list[Path]:
+    skip = {"assets", "search"}
+    return sorted(
+        p for p in site.root.rglob("*.json")
+        if p.relative_to(site.root).parts[0] not in skip
+    )
+
+
+def _links(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in LINK_KEYS and isinstance(item, str):
+                yield item
+            elif key in LINK_MAPS and isinstance(item, dict):
+                yield from (v for v in item.values() if isinstance(v, str))
+            else:
+                yield from _links(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _links(item)
+
+
+def _target(site: BuiltSite, link: str) -> Path:
+    path = link.split("?")[0].split("#")[0]
+    assert path.startswith("/"), link
+    target = site.root / path.lstrip("/")
+    return target / "index.html" if path.endswith("/") else target
+
+
+def test_every_path_named_in_json_exists(built_site: BuiltSite) -> None:
+    checked = 0
+    for path in _json_files(built_site):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for link in _links(data):
+            assert _target(built_site, link).is_file(), f"{path.name}: {link} is not in site/"
+            checked += 1
+    assert checked > 500
+
+
+def test_recipe_documents_have_the_reference_shape(built_site: BuiltSite) -> None:
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    for hf_id in catalog().recipes:
+        doc = load(built_site, f"/{hf_id}.json")
+        assert doc["hf_id"] == hf_id
+        assert set(reference["recommended_command"]) <= set(doc["recommended_command"])
+        assert set(doc) >= set(builder_recipe(hf_id)) | {"hf_id", "recommended_command"}
+
+
+def test_recipe_document_feeds_the_builder_like_the_recipe(built_site: BuiltSite) -> None:
+    """The page's builder loads /<hf_id>.json minus page-only keys: same results."""
+    data = load(built_site, "/builder-catalog.json")
+    assert data == builder_catalog()
+    for hf_id in catalog().recipes:
+        doc = load(built_site, f"/{hf_id}.json")
+        recipe = {k: v for k, v in doc.items() if k not in PAGE_ONLY}
+        assert build(data, recipe, {}) == build(builder_catalog(), builder_recipe(hf_id), {})
+
+
+def test_alternatives_and_by_hardware_follow_the_builder(built_site: BuiltSite) -> None:
+    for hf_id in catalog().recipes:
+        command = load(built_site, f"/{hf_id}.json")["recommended_command"]
+        result = build(builder_catalog(), builder_recipe(hf_id), {})
+        blocked = result["unavailable"].get("strategy", {})
+        expected = [s for s in builder_catalog()["strategies"]
+                    if s not in blocked and s != command["strategy"]]
+        assert list(command["alternatives"]) == expected
+        for sid, path in command["alternatives"].items():
+            assert load(built_site, path)["recommended_command"]["strategy"] == sid
+        for hw_id, path in command["by_hardware"].items():
+            other = load(built_site, path)["recommended_command"]
+            assert (other["hardware"], other["variant"]) == (hw_id, command["variant"])
+        order = list(builder_catalog()["hardware"])
+        assert list(command["by_hardware"]) == sorted(command["by_hardware"], key=order.index)
+
+
+def test_models_json_lists_recipes_and_variant_ids(built_site: BuiltSite) -> None:
+    rows = load(built_site, "/models.json")
+    ids = [row["hf_id"] for row in rows]
+    assert len(ids) == len(set(ids))
+    for hf_id, recipe in catalog().recipes.items():
+        assert hf_id in ids
+        for variant in recipe.variants.values():
+            if variant.model_id and variant.model_id != hf_id:
+                assert variant.model_id in ids
+    for row in rows:
+        assert set(row) >= {"hf_id", "title", "provider", "url", "json"}
+        doc = load(built_site, row["json"])
+        assert doc["hf_id"] == row.get("recipe", row["hf_id"])
+        assert doc["recommended_command"]["model_id"] == (
+            row["hf_id"] if "variant" in row else doc["recommended_command"]["model_id"]
+        )
+
+
+def test_variant_documents_are_pinned_to_their_variant(built_site: BuiltSite) -> None:
+    for hf_id, recipe in catalog().recipes.items():
+        doc = load(built_site, f"/{hf_id}.json")
+        for variant_id, variant in recipe.variants.items():
+            link = doc["variants"][variant_id].get("json")
+            if variant.model_id is None or variant.model_id == hf_id:
+                assert link is None
+                continue
+            assert link == f"/{variant.model_id}.json"
+            command = load(built_site, link)["recommended_command"]
+            assert command["variant"] == variant_id
+            assert command["model_id"] == variant.model_id
+
+
+def test_catalog_wide_files(built_site: BuiltSite) -> None:
+    strategies = load(built_site, "/strategies.json")
+    assert list(strategies) == list(builder_catalog()["strategies"])
+    for sid, strategy in strategies.items():
+        assert load(built_site, strategy["json"])["name"] == sid
+    hardware = load(built_site, "/hardware.json")
+    assert list(hardware["hardware"]) == list(builder_catalog()["hardware"])
+    for hw in hardware["hardware"].values():
+        assert hw["vram_gb"] == hw["gpu_count"] * hw["memory_gb"]
+    schema = (RECIPES / "schema.json").read_text(encoding="utf-8")
+    assert (built_site.root / "schema.json").read_text(encoding="utf-8") == schema
+
+
+# ------------------------------------------------------------------ JSON argv == CLI argv
+
+
+@cache
+def _renderings(site_root: Path) -> list[Path]:
+    found = []
+    for path in _json_files(BuiltSite(site_root, "")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "query" in data.get("recommended_command", {}):
+            found.append(path)
+    return found
+
+
+def _cli_call(doc: dict[str, Any]) -> list[str] | None:
+    """`python -m builder` arguments for the document's selection, or None if the CLI
+    cannot name it (a variant without a model id, on a recipe whose id names a variant)."""
+    command = doc["recommended_command"]
+    hf_id, query = doc["hf_id"], dict(command["query"])
+    variant = command["variant"]
+    model_id = catalog().recipes[hf_id].variants[variant].model_id
+    if "variant" not in query and catalog().find(hf_id) == (hf_id, "default"):
+        name = hf_id
+    elif model_id:
+        name = model_id  # the CLI pins the variant for a variant's model id
+        query.pop("variant", None)
+    elif catalog().find(hf_id) == (hf_id, "default"):
+        name = hf_id
+    else:
+        return None
+    return [sys.executable, "-m", "builder", name, *(f"{k}={v}" for k, v in query.items()),
+            "--json"]
+
+
+def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
+    candidates = _renderings(built_site.root)
+    assert len(candidates) > 100
+    calls = []
+    for path in random.Random(20).sample(candidates, len(candidates)):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        call = _cli_call(doc)
+        if call is not None:
+            calls.append((path, doc, call))
+        if len(calls) == 20:
+            break
+
+    def run(call: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(call, cwd=ROOT, capture_output=True, text=True, check=False)
+
+    with ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(run, [call for _, _, call in calls]))
+    assert len(calls) == 20
+    for (path, doc, call), cli in zip(calls, runs, strict=True):
+        where = f"{path.relative_to(built_site.root)} vs {' '.join(call[2:])}"
+        assert cli.returncode == 0, f"{where}: {cli.stderr}"
+        result = json.loads(cli.stdout)
+        command = doc["recommended_command"]
+        assert [c["argv"] for c in command["commands"]] == [
+            c["argv"] for c in result["commands"]
+        ], where
+        assert command["argv"] in [c["argv"] for c in result["commands"]], where
+        assert command["docker_argv"] in [c["docker_argv"] for c in result["commands"]], where
+        assert result["selection"]["strategy"] == command["strategy"], where
+        assert result["selection"]["hardware"] == command["hardware"], where

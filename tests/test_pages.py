@@ -1,0 +1,215 @@
+"""The model pages and the home page, read from the built HTML (no browser), and recipe
+strings that try to inject markup."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from builder.api import build
+from site_plugins.recipes._safe_markdown import safe_href
+from site_plugins.recipes.pages import format_context
+from site_plugins.recipes.site import base_path
+from tests.htmltree import Node, parse
+from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog
+from tests.sitebuild import BuiltSite
+from tests.sitebuild import build as build_site
+
+XSS_FIXTURE = ROOT / "tests" / "fixtures" / "recipes_xss"
+XSS_ID = "xss-lab/Xss-Model"
+XSS_DESCRIPTION = '<script>alert(1)</script> steals "cookies" & <b>bolds</b>'
+
+
+def page(site: BuiltSite, path: str) -> Node:
+    return parse((site.root / path / "index.html").read_text(encoding="utf-8"))
+
+
+def shown_text(result: dict) -> list[str]:
+    install = result["selection"]["install"]
+    return [
+        c["docker_text"] if install == "docker" and c["docker_text"] else c["shell"]
+        for c in result["commands"]
+    ]
+
+
+# ------------------------------------------------------------------ model pages
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("hf_id", list(catalog().recipes))
+def test_model_page_shows_the_default_command(built_site: BuiltSite, hf_id: str) -> None:
+    doc = page(built_site, hf_id)
+    mount = doc.find("div", "rb-mount")
+    assert mount.attrs["data-hf-id"] == hf_id
+    for attr in ("data-recipe-json", "data-catalog-json"):
+        assert (built_site.root / mount.attrs[attr].lstrip("/")).is_file()
+    result = build(builder_catalog(), builder_recipe(hf_id), {})
+    blocks = [code.text for pre in mount.find_all("pre", "rb-code")
+              for code in pre.find_all("code")]
+    for text in shown_text(result):
+        assert text in blocks
+    assert mount.find_all("button", "rb-copy"), "no copy button"
+    pressed = {b.attrs["data-key"]: b.attrs["data-value"]
+               for b in mount.find_all("button", aria_pressed="true")}
+    assert pressed["hardware"] == result["selection"]["hardware"]
+    assert pressed["strategy"] == result["selection"]["strategy"]
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("hf_id", list(catalog().recipes))
+def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id: str) -> None:
+    recipe = catalog().recipes[hf_id]
+    doc = page(built_site, hf_id)
+    assert doc.find("h1").text == recipe.meta.title
+    assert doc.find("title").text.startswith(recipe.meta.title)
+    hero = doc.find("header", "rcp-hero")
+    assert recipe.meta.description.strip() in hero.text
+    badges = {b.find("span", "rcp-badge-k").text: b.find("span", "rcp-badge-v").text
+              for b in hero.find_all("span", "rcp-badge")}
+    assert badges["Parameters"] == recipe.model.parameter_count
+    assert badges["Context"] == format_context(recipe.model.context_length)
+    assert recipe.model.min_vllm_version in badges["vLLM"]
+    if recipe.model.active_parameters:
+        assert badges["Active"] == recipe.model.active_parameters
+    install = doc.find("div", "rcp-install")
+    result = build(builder_catalog(), builder_recipe(hf_id), {})
+    for method, choice in result["install"].items():
+        card = install.find("div", "rcp-install-card", data_install=method)
+        if choice["available"]:
+            assert choice["command"] in card.text
+    notes = doc.find_all(cls="rcp-note")
+    assert [n.attrs["data-hardware"] for n in notes] == list(recipe.hardware_notes)
+    headings = [h.text.rstrip("¶") for h in doc.find_all("h2")]
+    assert headings[:2] == ["Command", "Install vLLM"]
+    for heading in re.findall(r"^## (.+)$", recipe.guide, re.M):
+        assert heading.strip() in headings
+
+
+@pytest.mark.site
+def test_variant_model_ids_redirect_to_the_recipe(built_site: BuiltSite) -> None:
+    seen = 0
+    for hf_id, recipe in catalog().recipes.items():
+        for variant_id, variant in recipe.variants.items():
+            if not variant.model_id or variant.model_id == hf_id:
+                continue
+            doc = page(built_site, variant.model_id)
+            target = f"/{hf_id}/?variant={variant_id}"
+            refresh = doc.find("meta", http_equiv="refresh")
+            assert refresh.attrs["content"] == f"0; url={target}"
+            assert doc.find("a", href=target)
+            seen += 1
+    assert seen
+
+
+# ------------------------------------------------------------------ home page
+
+
+@pytest.mark.site
+def test_home_page_has_a_card_per_recipe(built_site: BuiltSite) -> None:
+    doc = parse((built_site.root / "index.html").read_text(encoding="utf-8"))
+    cards = doc.find_all("article", "rcp-card")
+    assert len(cards) == len(catalog().recipes)
+    for card, (hf_id, recipe) in zip(cards, catalog().recipes.items(), strict=True):
+        link = card.find("a", "rcp-card-link")
+        assert link.attrs["href"] == f"/{hf_id}/"
+        assert link.text == recipe.meta.title
+        assert recipe.meta.provider in card.text
+        facets = json.loads(card.attrs["data-facets"])
+        assert facets["provider"] == [recipe.meta.provider]
+        assert facets["task"] == list(recipe.meta.tasks)
+        assert facets["arch"] == [recipe.model.architecture]
+        assert set(facets["precision"]) == {v.precision for v in recipe.variants.values()}
+        assert facets["hardware"], hf_id
+    form = doc.find("form", "rcp-filters")
+    names = [s.attrs["name"] for s in form.find_all("select")]
+    assert names == ["provider", "task", "hardware", "arch", "precision"]
+    assert form.find("input", name="search")
+    assert doc.find("span", data_rcp_count=None) is not None
+
+
+# ------------------------------------------------------------------ hostile recipe strings
+
+
+@pytest.fixture(scope="module")
+def xss_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    tree = tmp_path_factory.mktemp("recipes_xss")
+    shutil.copy(RECIPES / "hardware.yaml", tree / "hardware.yaml")
+    shutil.copytree(RECIPES / "strategies", tree / "strategies")
+    shutil.copytree(XSS_FIXTURE / "models", tree / "models")
+    site_dir = tmp_path_factory.mktemp("site_xss")
+    run = build_site(site_dir, RECIPES_DIR=str(tree))
+    assert run.returncode == 0, run.stdout + run.stderr
+    return BuiltSite(site_dir, run.stdout + run.stderr)
+
+
+def _no_markup_from_recipe(html: str, where: str) -> None:
+    assert "<script>alert" not in html, where
+    for node in parse(html).iter():
+        if node.tag == "script":
+            assert "alert" not in node.text and "alert" not in (node.attrs.get("src") or ""), where
+        assert node.tag != "iframe", where
+        assert not (node.tag == "img" and node.attrs.get("src") == "x"), where
+        assert not (node.tag == "b" and node.text in {"bolds", "click"}), where
+        for name, value in node.attrs.items():
+            assert not name.startswith("on"), f"{where}: <{node.tag} {name}>"
+            if name in {"href", "src"} and value is not None:
+                assert safe_href(value) is not None, f"{where}: <{node.tag} {name}={value!r}>"
+
+
+@pytest.mark.site
+def test_recipe_strings_are_text_on_every_page(xss_site: BuiltSite) -> None:
+    pages = sorted(xss_site.root.rglob("*.html"))
+    assert len(pages) > 3
+    for html_file in pages:
+        _no_markup_from_recipe(html_file.read_text(encoding="utf-8"), str(html_file))
+
+
+@pytest.mark.site
+def test_hostile_description_reads_as_text(xss_site: BuiltSite) -> None:
+    model = page(xss_site, XSS_ID)
+    assert XSS_DESCRIPTION in model.find("p", "rcp-description").text
+    assert model.find("h1").text == "Xss <script>alert(1)</script> Model"
+    assert model.find("title").text.startswith("Xss <script>alert(1)</script> Model")
+    home = parse((xss_site.root / "index.html").read_text(encoding="utf-8"))
+    card = home.find("article", "rcp-card")
+    assert XSS_DESCRIPTION in card.find("p", "rcp-card-desc").text
+    guide = model.find("article")
+    assert "Text with <script>alert(1)</script> and <img src=x onerror=alert(1)> inline." in (
+        guide.text
+    )
+    assert 'echo "<script>alert(1)</script>"' in guide.text
+    assert not [a for a in model.find_all("a") if a.text == "bad link"]
+    assert [s for s in model.find_all("span") if s.text == "bad link"]
+    assert model.find("a", href="https://vllm.ai/").text == "good link"
+
+
+# ------------------------------------------------------------------ failures and helpers
+
+
+@pytest.mark.parametrize(("href", "safe"), [
+    ("https://vllm.ai/", True),
+    ("#dgx-spark", True),
+    ("../other/", True),
+    ("mailto:a@b.c", True),
+    ("javascript:alert(1)", False),
+    ("JavaScript:alert(1)", False),
+    ("java\tscript:alert(1)", False),
+    (" javascript:alert(1)", False),
+    ("data:text/html,<script>", False),
+    ("vbscript:x", False),
+])
+def test_safe_href(href: str, safe: bool) -> None:
+    assert (safe_href(href) is not None) is safe
+
+
+def test_format_context_and_base_path() -> None:
+    assert format_context(1048576) == "1M"
+    assert format_context(131072) == "128K"
+    assert format_context(128000) == "125K"
+    assert format_context(100001) == "100,001"
+    assert base_path("http://127.0.0.1:8000/") == "/"
+    assert base_path("https://example.org/recipes") == "/recipes/"
+    assert base_path(None) == "/"

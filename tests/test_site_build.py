@@ -1,0 +1,75 @@
+"""The site build as a whole: strict and quiet, the files the page's builder loads, the
+configuration, and the ways a build must fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.recipes_data import RECIPES, ROOT
+from tests.sitebuild import BuiltSite
+from tests.sitebuild import build as build_site
+
+
+@pytest.mark.site
+def test_build_is_strict_and_quiet(built_site: BuiltSite) -> None:
+    assert "WARNING" not in built_site.log
+    assert "ERROR" not in built_site.log
+
+
+@pytest.mark.site
+def test_builder_assets_for_pyodide(built_site: BuiltSite) -> None:
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json"):
+        assert (built_site.root / "assets" / "pyodide" / name).is_file()
+    manifest = json.loads((built_site.root / "assets/builder/manifest.json").read_text())
+    expected = sorted(f"builder/{p.name}" for p in (ROOT / "builder").glob("*.py")
+                      if p.name != "__main__.py")
+    assert manifest["files"] == expected
+    for name in expected:
+        shipped = built_site.root / "assets" / "builder" / name
+        assert shipped.read_bytes() == (ROOT / name).read_bytes()
+
+
+def test_mkdocs_config() -> None:
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert config.theme["font"] is False  # no Google Fonts request
+    assert [p["scheme"] for p in config.theme["palette"]] == ["default", "slate"]
+    features = set(config.theme["features"])
+    assert {"navigation.instant", "content.code.copy"} <= features
+    assert {"material/search", "recipes"} <= set(config.plugins)
+    assert config.site_url == os.environ.get("SITE_URL", "http://127.0.0.1:8000/")
+
+
+@pytest.mark.site
+def test_invalid_recipe_fails_the_build_with_path_field_message(tmp_path: Path) -> None:
+    tree = tmp_path / "recipes"
+    shutil.copytree(RECIPES, tree)
+    broken = tree / "models" / "meta-llama" / "Llama-3.1-8B-Instruct.yaml"
+    broken.write_text(broken.read_text().replace("  parameter_count:", "  parameter_cnt:"))
+    run = build_site(tmp_path / "site", RECIPES_DIR=str(tree))
+    assert run.returncode != 0
+    assert ("recipes/models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.parameter_cnt: "
+            "unknown key") in run.stderr
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+def test_missing_pyodide_says_make_install(tmp_path: Path) -> None:
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+    from mkdocs.structure.files import Files
+
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    plugin = config.plugins["recipes"]
+    plugin.config.pyodide_dir = str(tmp_path / "no-pyodide")
+    config = plugin.on_config(config)
+    with pytest.raises(PluginError, match=r"Pyodide's runtime is missing .* run `make install`"):
+        plugin.on_files(Files([]), config=config)
+
+
