@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m builder",
         description="Print the command to serve a model with vLLM for a selection.",
         epilog="KEYs are the page's URL query keys: hardware, variant, strategy, nodes, "
-        "frontend (rust|python), install (pip|docker), and each feature id of the recipe "
-        "with on, off or a mode name.",
+        "frontend (rust|python), install (pip|docker), pd_connector (nixl|mooncake), "
+        "kv_offload (off|cpu|fs), and each feature id of the recipe with on, off or a mode name.",
     )
     parser.add_argument("hf_id", nargs="?", help="a recipe's or a variant's model id")
     parser.add_argument("pairs", nargs="*", metavar="KEY=VALUE")

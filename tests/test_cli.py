@@ -31,7 +31,8 @@ def test_json_has_every_documented_key() -> None:
     result = json.loads(out.stdout)
     assert {"hf_id", "selection", "commands", "install", "unavailable", "notes"} <= set(result)
     assert set(result["selection"]) == {"hardware", "variant", "strategy", "nodes", "frontend",
-                                        "install", "tool_calling", "reasoning", "spec_decoding"}
+                                        "install", "pd_connector", "kv_offload", "tool_calling",
+                                        "reasoning", "spec_decoding"}
     command = result["commands"][0]
     assert command["role"] == "serve"
     assert command["argv"][:3] == ["vllm", "serve", "deepseek-ai/DeepSeek-V4-Flash-0731"]
