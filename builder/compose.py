@@ -176,18 +176,7 @@ def serve_command(
     argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
     full_env = dict(ctx.env() if env is None else env)
     full_env.update(extra_env or {})
-    text = command_text(argv, 3)
-    return {
-        "role": role,
-        "label": label or role,
-        "argv": argv,
-        "env": full_env,
-        "text": text,
-        "shell": env_lines(full_env) + text,
-        "docker_argv": None,
-        "docker_text": None,
-        "port": port,
-    }
+    return tool_command(role, argv, label=label or role, env=full_env, port=port, head_len=3)
 
 
 def tool_command(
@@ -199,7 +188,8 @@ def tool_command(
     port: int | None = None,
     head_len: int = 1,
 ) -> Command:
-    """A command that is not `vllm serve` (router, Mooncake master, ...): no Docker form."""
+    """A command with its shell text; `vllm serve` commands get their Docker form later from
+    `docker.py`, others (router, Mooncake master, ...) have none."""
     full_env = dict(env or {})
     text = command_text(argv, head_len)
     return {
