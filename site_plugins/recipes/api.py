@@ -40,7 +40,13 @@ CATALOG_JSON = "builder-catalog.json"
 
 
 def dumps(data: Any) -> str:
+    """Documents people read (recipes, variants, catalog-wide files): indented."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def dumps_compact(data: Any) -> str:
+    """The many per-selection renderings: compact (indenting doubles their size)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _primary(result: Result) -> Data:
@@ -78,7 +84,10 @@ def recommended_command(
     page: str,
 ) -> Data:
     """The reference's `recommended_command` shape for one builder result, plus what a
-    script needs to reproduce it (`query`, `features`, every command block)."""
+    script needs to reproduce it (`query`, `features`, every command block).
+
+    `command`/`argv`/`docker_*` are the `vllm serve` command (the head node's when there are
+    several); `commands` has every block of the result (multi-node, prefill/decode, ...)."""
     selection = result["selection"]
     serve = _primary(result)
     nodes = int(selection["nodes"])
@@ -109,7 +118,6 @@ def recommended_command(
         "commands": result["commands"],
         "install_commands": result["install"],
         "notes": result["notes"],
-        "copy_text": result["copy_text"],
     }
 
 
@@ -210,9 +218,9 @@ class _RecipeApi:
             yield tree.doc.uri, dumps(self.document(tree, tree.doc, data))
             own = variant_id == "default"
             for rendering in [*tree.hardware.values(), *tree.strategies.values()]:
-                yield rendering.uri, dumps(self.rendering(tree, rendering, widget=own))
+                yield rendering.uri, dumps_compact(self.rendering(tree, rendering, widget=own))
             for rendering in tree.hw_strategies.values():
-                yield rendering.uri, dumps(self.rendering(tree, rendering, widget=False))
+                yield rendering.uri, dumps_compact(self.rendering(tree, rendering, widget=False))
         for alias in self.r.aliases.values():
             yield alias.uri, dumps(self.document(self.r.trees["default"], alias, data))
 
