@@ -9,7 +9,8 @@ Layers are applied in this order; a flag set again by a later layer replaces the
    then overrides keyed by generation, `arch:<arch>` and exact id. Overrides come from the
    recipe's and the variant's `hardware_overrides` and `strategy_overrides` (and the variant's
    per-hardware `tp`); for keys equally specific, recipe before variant and hardware-wide
-   before strategy-specific;
+   before strategy-specific. An override with `when` applies only while the features it names
+   have the values it names;
 3. the features that are on, in the recipe's order (a mode's `hardware_overrides` replace its
    args on matching hardware), then the KV offload tier (`kv_offload.py`);
 4. the frontend's environment.
@@ -99,7 +100,15 @@ class Context:
         for layer, mapping in enumerate(layers):
             entries += [(rank, layer, ov) for rank, ov in ranked(mapping, self.hw_id, self.hw)]
         entries.sort(key=lambda entry: (entry[0], entry[1]))
-        return [ov for _, _, ov in entries]
+        return [ov for _, _, ov in entries if self._features_hold(ov.get("when") or {})]
+
+    def _features_hold(self, when: dict[str, str]) -> bool:
+        """True when every feature named in an override's `when` has the value it asks for."""
+        for fid, wanted in when.items():
+            value = self.selection.get(fid, "off")
+            if not (value == wanted or (wanted == "on" and value != "off")):
+                return False
+        return True
 
     def parallel_size(self) -> int:
         """GPUs per server for the strategy's parallel flag, unless an override says otherwise."""

@@ -376,7 +376,8 @@ def test_agentx_tuning_on_nvidia_gpus__b200_0909_tp2_is_the_c1_point() -> None:
 
 
 def test_agentx_tuning_on_nvidia_gpus__b200_0909_dep_is_the_dep2_c24_c32_point() -> None:
-    argv, env = serve(hardware="b200", variant="fp8", strategy="single_node_dep")
+    argv, env = serve(hardware="b200", variant="fp8", strategy="single_node_dep",
+                      spec_decoding="on", text_only="on")
     assert json_value(argv, "--attention-config") == TP_JSON
     assert json_value(argv, "--kernel-config") == {"enable_flashinfer_autotune": True,
                                                    "moe_backend": "deep_gemm_mega_moe"}
@@ -517,3 +518,13 @@ def test_guide__is_written_in_our_own_words() -> None:
     copied = {" ".join(guide[i:i + size]) for i in range(len(guide) - size + 1)
               if tuple(guide[i:i + size]) in page_runs}
     assert not copied, sorted(copied)
+
+
+def test_agentx_tuning_on_nvidia_gpus__needs_speculative_decoding_and_text_only() -> None:
+    # "pick B200 and the FP8 (0909) checkpoint, and tick Speculative decoding and Text only":
+    # without both ticks the shared Blackwell settings apply.
+    for ticks in ({}, {"spec_decoding": "on"}, {"text_only": "on"}):
+        for strategy in ("single_node_tp", "single_node_dep"):
+            argv, env = serve(hardware="b200", variant="fp8", strategy=strategy, **ticks)
+            assert value(argv, "--max-num-seqs") == "128", (ticks, strategy)
+            assert "VLLM_USE_V2_MODEL_RUNNER" not in env

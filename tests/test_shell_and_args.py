@@ -120,3 +120,17 @@ def test_frontend_env() -> None:
                  "nodes": "1", "frontend": "rust", "install": "pip"}
     assert Context(catalog, _recipe(), selection).env() == {"VLLM_USE_RUST_FRONTEND": "1"}
     assert Context(catalog, _recipe(), {**selection, "frontend": "python"}).env() == {}
+
+
+def test_an_override_with_when_applies_only_while_its_features_hold() -> None:
+    recipe = _recipe(hardware_overrides={
+        "h200": {"extra_args": ["--x", "tuned"], "when": {"spec": "on", "mode_feature": "m2"}},
+    })
+    ctx = _ctx(recipe, "h200")
+    for spec, mode, expected in (("off", "m2", "base"), ("on", "m1", "base"), ("on", "m2", "tuned"),
+                                 ("mtp", "m2", "tuned")):
+        ctx = Context(builder_catalog(), recipe,
+                      {**ctx.selection, "spec": spec, "mode_feature": mode})
+        args = ctx.base_options()
+        ctx.apply_overrides(args)
+        assert args.get("--x") == (expected,), (spec, mode)

@@ -187,6 +187,9 @@ class HardwareOverride(Strict):
     """Replaces the strategy's parallel size (by default the hardware's GPU count)."""
     remove_args: list[Flag] = []
     """Flags removed from the command (with their values)."""
+    when: dict[Identifier, Identifier] = {}
+    """Feature values this override needs, e.g. `{spec_decoding: dspark, text_only: "on"}`
+    (`on` means any mode); it is skipped unless every one holds."""
 
 
 class ArgsOverride(Strict):
@@ -456,7 +459,31 @@ class Recipe(Strict):
                             f"features.{feature_id}.modes.{mode_id}.variants: unknown variant "
                             f"{variant_id!r}"
                         )
+        for where, override in self._overrides():
+            for feature_id, value in override.when.items():
+                feature = self.features.get(feature_id)
+                if feature is None:
+                    raise ValueError(f"{where}.when: unknown feature {feature_id!r}")
+                allowed = ["on", "off", *(feature.modes or {})]
+                if value not in allowed:
+                    raise ValueError(
+                        f"{where}.when.{feature_id}: {value!r} is not one of "
+                        f"{', '.join(allowed)}"
+                    )
         return self
+
+    def _overrides(self) -> list[tuple[str, HardwareOverride]]:
+        """Every hardware override in the recipe, with where it stands."""
+        found = [(f"hardware_overrides.{k}", o) for k, o in self.hardware_overrides.items()]
+        for sid, mapping in self.strategy_overrides.items():
+            found += [(f"strategy_overrides.{sid}.{k}", o) for k, o in mapping.items()]
+        for vid, variant in self.variants.items():
+            found += [(f"variants.{vid}.hardware_overrides.{k}", o)
+                      for k, o in variant.hardware_overrides.items()]
+            for sid, mapping in variant.strategy_overrides.items():
+                found += [(f"variants.{vid}.strategy_overrides.{sid}.{k}", o)
+                          for k, o in mapping.items()]
+        return found
 
 
 def json_schema() -> dict[str, object]:
