@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -77,6 +78,8 @@ class Job:
     recipe: dict[str, Any]
     base: str
     nonce: str
+    staging: str
+    """Directory the recipe's JSON files are written to (mkdocs copies them from there)."""
 
 
 @dataclass
@@ -84,7 +87,8 @@ class RecipeOutputs:
     hf_id: str
     error: str = ""
     """Why the recipe's default selection does not build (nothing else is set then)."""
-    endpoints: list[api.Endpoint] = field(default_factory=list)
+    endpoints: list[str] = field(default_factory=list)
+    """Site paths of the JSON files written under the job's staging directory."""
     models: list[dict[str, Any]] = field(default_factory=list)
     strategies: dict[str, str] = field(default_factory=dict)
     """Strategy → the recipe's rendering with it (default hardware)."""
@@ -103,9 +107,16 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     except SelectionError as error:
         return RecipeOutputs(hf_id, error=str(error))
     tree = renderings.trees["default"]
+    # Written here, not returned: a big catalog's JSON need not all sit in memory at once.
+    endpoints = []
+    for uri, content in api.recipe_endpoints(catalog, recipe, renderings, base):
+        path = Path(job.staging, uri)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        endpoints.append(uri)
     outputs = RecipeOutputs(
         hf_id,
-        endpoints=list(api.recipe_endpoints(catalog, recipe, renderings, base)),
+        endpoints=endpoints,
         models=api.model_entries(recipe, renderings, base),
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
@@ -136,6 +147,7 @@ class RecipesSite:
         self.browse = ""
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
+        self._staging: tempfile.TemporaryDirectory[str] | None = None
 
     # ------------------------------------------------------------------ on_files
 
@@ -172,8 +184,11 @@ class RecipesSite:
         text("assets/builder/manifest.json", manifest)
 
         catalog = self.catalog.builder_catalog()
+        self.cleanup()
+        self._staging = tempfile.TemporaryDirectory(prefix="recipes-site-")
+        staging = self._staging.name
         jobs = [
-            Job(catalog, self.catalog.builder_recipe(hf_id), self.base, self.nonce)
+            Job(catalog, self.catalog.builder_recipe(hf_id), self.base, self.nonce, staging)
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []
@@ -188,8 +203,8 @@ class RecipesSite:
                     f"{display}: recommended: the default selection does not build: "
                     f"{outputs.error}"
                 )
-            for uri, content in outputs.endpoints:
-                text(uri, content)
+            for uri in outputs.endpoints:
+                out.append(File.generated(config, uri, abs_src_path=f"{staging}/{uri}"))
             models += outputs.models
             for sid, path in outputs.strategies.items():
                 by_strategy.setdefault(sid, {})[hf_id] = path
@@ -247,6 +262,12 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
+
+    def cleanup(self) -> None:
+        """Remove the staged JSON files (after mkdocs has copied them, or on failure)."""
+        if self._staging is not None:
+            self._staging.cleanup()
+            self._staging = None
 
     @property
     def watch(self) -> list[str]:
