@@ -1,0 +1,157 @@
+"""Browser tests: the real site, built once per session, served on a free localhost port and
+driven with Debian's Chromium through Playwright (one browser, one context for the session).
+
+The site is built with SITE_URL set to the server's origin, so mkdocs-material's instant
+navigation engages as it does in production. Every request any page or worker makes is
+recorded; a request to another origin fails the test that caused it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Request
+
+from tests.browser.widget import WarmTab
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+# Without the background-networking flags Chromium itself calls outside hosts.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
+            item.add_marker(pytest.mark.browser)
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    extensions_map = {  # noqa: RUF012 (the stdlib's own class attribute)
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@dataclass
+class Site:
+    origin: str
+    """http://127.0.0.1:PORT, no trailing slash."""
+    root: Path
+    """The built site's directory."""
+    foreign: list[str] = field(default_factory=list)
+    """Every request that left the origin, in the order made."""
+    errors: list[str] = field(default_factory=list)
+    """Uncaught page errors."""
+
+    def url(self, path: str) -> str:
+        return f"{self.origin}/{path.lstrip('/')}"
+
+
+def build_site(site_dir: Path, origin: str) -> None:
+    env = {**os.environ, "SITE_URL": f"{origin}/", "NO_MKDOCS_2_WARNING": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )
+    if run.returncode != 0:
+        pytest.fail(f"mkdocs build failed:\n{run.stdout}\n{run.stderr}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    site_dir = tmp_path_factory.mktemp("browser") / "site"
+    site_dir.mkdir()
+    handler = functools.partial(_Handler, directory=str(site_dir))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    origin = f"http://127.0.0.1:{server.server_port}"
+    try:
+        build_site(site_dir, origin)
+        yield Site(origin, site_dir)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def site_context(browser: Browser, site: Site) -> Iterator[BrowserContext]:
+    """One context for the session (HTTP cache shared, so Pyodide is fetched once)."""
+    context = browser.new_context(
+        permissions=["clipboard-read", "clipboard-write"],
+        base_url=site.origin,
+        viewport={"width": 1280, "height": 900},
+    )
+
+    def record(request: Request) -> None:
+        url = request.url
+        if url.startswith(("data:", "blob:", "about:")):
+            return
+        if url != site.origin and not url.startswith(site.origin + "/"):
+            site.foreign.append(url)
+
+    # Workers' requests (Pyodide's fetches) are reported on the context too.
+    context.on("request", record)
+    context.on("weberror", lambda error: site.errors.append(str(error.error)))
+    yield context
+    context.close()
+
+
+@pytest.fixture(autouse=True)
+def origin_only(site: Site) -> Iterator[None]:
+    """Fails the test if any request left the origin or a page threw while it ran."""
+    foreign_before = len(site.foreign)
+    errors_before = len(site.errors)
+    yield
+    assert site.foreign[foreign_before:] == [], "requests left the page's origin"
+    assert site.errors[errors_before:] == [], "uncaught errors in the page"
+
+
+@pytest.fixture
+def site_page(site_context: BrowserContext, site: Site) -> Iterator[Page]:
+    """A fresh tab: a cold page load, Python booting from scratch."""
+    page = site_context.new_page()
+    page.on("websocket", lambda ws: site.foreign.append(ws.url))
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="session")
+def warm_tab(site_context: BrowserContext, site: Site) -> Iterator[WarmTab]:
+    """One tab for the session: Python boots once, pages change by instant navigation."""
+    page = site_context.new_page()
+    page.on("websocket", lambda ws: site.foreign.append(ws.url))
+    tab = WarmTab(page)
+    page.goto("/")
+    # Instant navigation intercepts links only once it has read the sitemap.
+    page.wait_for_load_state("networkidle")
+    yield tab
+    page.close()

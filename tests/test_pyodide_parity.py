@@ -1,0 +1,89 @@
+"""The browser runs builder/ under Pyodide: it must answer byte for byte what CPython answers.
+
+Node runs the npm `pyodide` runtime the site ships (node_modules/pyodide), loads the very same
+builder/*.py files, and renders page_state (result + widget HTML + notice) for a set of
+selections over every recipe; CPython renders the same selections here. Data goes in as the
+JSON the site publishes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from builder.view import page_state
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
+
+NODE = shutil.which("node") or "/usr/bin/node"
+PYODIDE = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+
+# Runs in Node from the repo root, so `import "pyodide"` resolves to node_modules/pyodide.
+SCRIPT = r"""
+import { loadPyodide } from "pyodide";
+import { readFileSync, readdirSync } from "node:fs";
+
+const [builderDir, inputPath] = process.argv.slice(2);
+const pyodide = await loadPyodide();
+pyodide.FS.mkdirTree("/rb/builder");
+for (const name of readdirSync(builderDir).filter((n) => n.endsWith(".py"))) {
+  pyodide.FS.writeFile(`/rb/builder/${name}`, readFileSync(`${builderDir}/${name}`, "utf8"));
+}
+pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
+const out = pyodide.runPython(`
+import json, sys
+sys.path.insert(0, "/rb")
+from builder.view import page_state
+with open("/rb/input.json", encoding="utf-8") as f:
+    data = json.load(f)
+json.dumps([
+    json.dumps(page_state(data["catalog"], data["recipes"][hf_id], query), ensure_ascii=False)
+    for hf_id, query in data["cases"]
+])
+`);
+process.stdout.write(out);
+"""
+
+
+def _cases(catalog: dict, recipes: dict[str, dict]) -> list[tuple[str, dict[str, str]]]:
+    cases: list[tuple[str, dict[str, str]]] = []
+    for hf_id, recipe in recipes.items():
+        cases.append((hf_id, {}))
+        cases += [(hf_id, {"hardware": hw}) for hw in catalog["hardware"]]
+        cases += [(hf_id, {"strategy": s}) for s in catalog["strategies"]]
+        cases += [(hf_id, {"variant": v}) for v in recipe["variants"]]
+        cases += [(hf_id, {"install": "docker"}), (hf_id, {"frontend": "python"})]
+        for fid, feature in recipe.get("features", {}).items():
+            for value in ["on", "off", *(feature.get("modes") or {})]:
+                cases.append((hf_id, {fid: value}))
+                cases.append((hf_id, {"hardware": "mi355x", fid: value, "install": "docker"}))
+        cases.append((hf_id, {"strategy": "multi_node_tp", "nodes": "2", "install": "docker"}))
+        cases.append((hf_id, {"hardware": "nope", "colour": "blue", "install": "pip"}))
+    return cases
+
+
+def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
+    assert PYODIDE.exists(), "node_modules/pyodide is missing: run `make install`"
+    # Round-trip through JSON text: the browser gets exactly this.
+    catalog = json.loads(json.dumps(builder_catalog()))
+    recipes = {hf_id: json.loads(json.dumps(builder_recipe(hf_id))) for hf_id in hf_ids()}
+    cases = _cases(catalog, recipes)
+    assert len(recipes) >= 2 and len(cases) >= 50
+    (tmp_path / "input.json").write_text(
+        json.dumps({"catalog": catalog, "recipes": recipes, "cases": cases}), encoding="utf-8"
+    )
+    run = subprocess.run(
+        [NODE, "--input-type=module", "-", str(ROOT / "builder"), str(tmp_path / "input.json")],
+        input=SCRIPT, capture_output=True, text=True, cwd=ROOT, timeout=180, check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    browser = json.loads(run.stdout)
+    assert len(browser) == len(cases)
+    mismatches = []
+    for (hf_id, query), got in zip(cases, browser, strict=True):
+        expected = json.dumps(page_state(catalog, recipes[hf_id], query), ensure_ascii=False)
+        if got != expected:
+            mismatches.append(f"{hf_id} {query}")
+    assert not mismatches, "Pyodide differs from CPython for:\n" + "\n".join(mismatches)
+
