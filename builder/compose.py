@@ -22,6 +22,7 @@ Multi-node, prefill/decode and KV-store layouts add their own layers after these
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .arglist import ArgList
@@ -82,6 +83,10 @@ class Context:
 
     def overrides(self) -> list[Data]:
         """Matching overrides in the order they apply (see the module docstring)."""
+        return self._overrides
+
+    @cached_property
+    def _overrides(self) -> list[Data]:
         sid = self.selection["strategy"]
         variant = self.variant
         tp = {key: {"extra_args": ["--tensor-parallel-size", str(size)]}

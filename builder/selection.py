@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from .compose import FRONTEND_ENV, Context
 from .errors import SelectionError
 from .hardware_keys import matches, most_specific
-from .install import install_choices
+from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, TIERS, offload_reason
 from .layouts import LAYOUTS, layout_key
 from .pd import CONNECTORS, PD_CONNECTOR, connector_choices, pd_node_count, pd_pools, pd_reason
@@ -372,13 +372,13 @@ def resolve(
     _resolve_features(catalog, recipe, explicit, sel, focus)
     sel["frontend"] = explicit.get("frontend", recipe["model"].get("default_frontend", "rust"))
     sel["install"] = "pip"
-    install = install_choices(Context(catalog, recipe, sel))
+    refused = install_refusals(Context(catalog, recipe, sel))
     wanted = explicit.get("install")
     if wanted is not None:
-        if not install[wanted]["available"]:
-            raise SelectionError("install", install[wanted]["reason"] or "not offered")
+        if wanted in refused:
+            raise SelectionError("install", refused[wanted])
         sel["install"] = wanted
-    elif not install["pip"]["available"]:
+    elif "pip" in refused:
         sel["install"] = "docker"
     keys = ["hardware", "variant", "strategy", "nodes", PD_CONNECTOR,
             *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
