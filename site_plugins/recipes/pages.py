@@ -131,7 +131,7 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
 def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str) -> str:
     """The mount the page's JavaScript takes over, with the prerendered widget inside."""
     return (
-        f'<div class="rb-mount" data-hf-id="{e(hf_id)}" '
+        f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
         f'data-recipe-json="{e(base + hf_id)}.json" '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
         f"{state_html}</div>"
@@ -215,6 +215,8 @@ def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
             "title": e(meta["title"]),
             "description": e(meta["description"]),
             "hide": ["navigation"],
+            # overrides/main.html holds the first paint until the command is parsed.
+            "render_blocking_id": "rb-mount",
         }),
         page.slot("hero", hero_html(catalog, recipe, base)),
         "## Command\n",
