@@ -59,6 +59,15 @@ function startPython() {
   return python.worker;
 }
 
+function whenIdleAfterLoad(callback) {
+  const idle = () =>
+    "requestIdleCallback" in window
+      ? requestIdleCallback(callback, { timeout: 1000 })
+      : setTimeout(callback, 100);
+  if (document.readyState === "complete") idle();
+  else window.addEventListener("load", idle, { once: true });
+}
+
 function markReady() {
   if (python.ready) return;
   python.ready = true;
@@ -152,16 +161,21 @@ class Mount {
     this.wireTabs(this.widget);
     this.onPython = () => this.pythonChanged();
     python.listeners.add(this.onPython);
-    startPython();
 
     const query = queryFromURL();
     if (Object.keys(query).length) {
       this.request(query, { fromURL: true });
     } else {
-      python.worker.postMessage({
-        type: "prepare",
-        catalogURL: this.catalogURL,
-        recipeURL: this.recipeURL,
+      // The prerendered command is already on screen: start Python once the page has loaded
+      // and the main thread is idle, so compiling Pyodide does not compete with first paint.
+      // A click before then starts it at once (pageState).
+      whenIdleAfterLoad(() => {
+        if (!this.connected) return;
+        startPython().postMessage({
+          type: "prepare",
+          catalogURL: this.catalogURL,
+          recipeURL: this.recipeURL,
+        });
       });
     }
   }
