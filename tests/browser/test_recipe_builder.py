@@ -27,7 +27,7 @@ from tests.browser.widget import (
     wait_paint,
     wait_python,
 )
-from tests.recipes_data import builder_recipe, hf_ids
+from tests.recipes_data import builder_recipe
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
@@ -126,8 +126,6 @@ def test_clicks_render_what_the_cli_prints(warm_tab: WarmTab, hf_id: str) -> Non
 
 
 def test_exclusive_features_disable_each_other(warm_tab: WarmTab) -> None:
-    if V41 not in hf_ids():
-        pytest.skip(f"{V41} is not in the recipes yet")
     site_page = warm_tab.open(V41)
     encoder = site_page.locator('.rb-feature[data-feature="encoder_parallel"] > button.rb-pill')
     text_only = site_page.locator('.rb-feature[data-feature="text_only"] > button.rb-pill')
@@ -287,6 +285,21 @@ def test_role_tabs_show_one_role_and_survive_a_repaint(warm_tab: WarmTab) -> Non
     expect(page.locator(f'.rb-widget .rb-role[data-role="{second}"]')).to_be_visible()
     expect(page.locator(f'.rb-widget button.rb-role-tab[data-role-tab="{second}"]')
            ).to_have_attribute("aria-selected", "true")
+
+
+def test_node_count_changes_the_worker_list(warm_tab: WarmTab) -> None:
+    page = warm_tab.open(KIMI, "hardware=h100&strategy=multi_node_dep")
+    workers = page.locator('.rb-widget .rb-role[data-role="worker"] .rb-block')
+    heads = page.locator('.rb-widget .rb-role[data-role="head"] .rb-block')
+    first = int(page.locator('.rb-widget button.rb-pill[data-key="nodes"][aria-pressed="true"]'
+                             ).get_attribute("data-value"))
+    assert heads.count() == 1
+    assert workers.count() == first - 1
+    click_pill(page, "nodes", str(first + 2))
+    expect(workers).to_have_count(first + 1)
+    expect(heads).to_have_count(1)
+    query = {"hardware": "h100", "strategy": "multi_node_dep", "nodes": str(first + 2)}
+    assert shown_copy_text(page) == expected_text(KIMI, query)
 
 
 def test_widget_follows_same_page_links(warm_tab: WarmTab) -> None:
