@@ -66,8 +66,8 @@ schema: install-py
 	$(PY) -m site_plugins.recipes.schema > recipes/schema.json
 
 bench: install install-browser
-	$(PY) benchmarks/bench_build.py
-	$(PY) benchmarks/bench_page.py
+	$(PY) -m benchmarks.bench_build
+	$(PY) -m benchmarks.bench_page
 
 clean:
 	rm -rf site .build .pytest_cache

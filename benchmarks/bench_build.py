@@ -4,9 +4,9 @@ Each copy of a recipe gets new model ids (the recipe's and its variants', suffix
 in a temporary recipe tree; the site is built from it with `mkdocs build --strict` (the
 plugin reads RECIPES_DIR), as `make build` does, and the output is measured.
 
-    python benchmarks/bench_build.py                  scales 1, 10, 100
-    python benchmarks/bench_build.py --scales 1,10    quicker
-    python benchmarks/bench_build.py --workers 1      render recipes in-process (no pool)
+    python -m benchmarks.bench_build                  scales 1, 10, 100
+    python -m benchmarks.bench_build --scales 1,10    quicker
+    python -m benchmarks.bench_build --workers 1      render recipes in-process (no pool)
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ Reports, per load (each in a fresh browser context, so HTTP and compiled-wasm ca
                     (PerformanceObserver "longtask"; 0 means none reached 50 ms); one more
                     traced load names the script each task over 50 ms ran
 
-    python benchmarks/bench_page.py                 builds the site into a temp dir first
-    python benchmarks/bench_page.py --site site/    reuses a build (its site_url is ignored)
-    python benchmarks/bench_page.py --screenshots screenshots/
+    python -m benchmarks.bench_page                 builds the site into a temp dir first
+    python -m benchmarks.bench_page --site site/    reuses a build (its site_url is ignored)
+    python -m benchmarks.bench_page --screenshots screenshots/
 """
 
 from __future__ import annotations
@@ -31,17 +31,10 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
 HF_ID = "deepseek-ai/DeepSeek-V4-Flash"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 GOALS = {"command_ms": "at first paint", "click_ms": 50, "longtask_ms": 200}
 
 # Runs before the page's own scripts: observe long tasks, paints and the command's frame.
