@@ -94,7 +94,8 @@ def _read_yaml(path: Path, display: str) -> Any:
         context = ""
         if error.context:
             started = error.context_mark
-            at = f" at line {started.line + 1}" if started and started.line != mark.line else ""
+            same_line = mark is not None and started is not None and started.line == mark.line
+            at = f" at line {started.line + 1}" if started and not same_line else ""
             context = f" ({error.context}{at})"
         raise InvalidRecipe(f"{display}: {where}{error.problem}{context}") from None
     except yaml.YAMLError as error:
