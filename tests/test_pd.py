@@ -25,8 +25,8 @@ from builder.view import page_state
 from site_plugins.recipes.errors import InvalidRecipe
 from site_plugins.recipes.loader import load_catalog
 from tests.golden import assert_golden
-from tests.layout_checks import layout_problems, value
-from tests.recipes_data import RECIPES, builder_catalog, builder_recipe, grid
+from tests.layout_checks import layout_problems, renderings, value
+from tests.recipes_data import RECIPES, builder_catalog, builder_recipe
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
@@ -43,36 +43,25 @@ def _by_role(result: dict, role: str) -> list[dict]:
 
 
 def test_every_pd_rendering_is_consistent() -> None:
-    catalog = builder_catalog()
     checked, problems = 0, []
-    for hf_id, variant, hardware, sid in grid():
-        if sid != "pd_cluster":
-            continue
-        recipe = builder_recipe(hf_id)
-        for connector in ("nixl", "mooncake"):
-            for install in ("pip", "docker"):
-                query = {"variant": variant, "hardware": hardware, "strategy": sid,
-                         "pd_connector": connector, "install": install}
-                try:
-                    result = build(catalog, recipe, query)
-                except SelectionError as error:
-                    assert error.reason.strip()
-                    continue
-                checked += 1
-                problems += [f"{query}: {p}" for p in layout_problems(result)]
-                roles = [c["role"] for c in result["commands"]]
-                assert roles[-1] == "router" and roles.count("router") == 1
-                assert set(roles) == {"prefill", "decode", "router"}
-                ports = {c["role"]: c["port"] for c in result["commands"]
-                         if "--headless" not in c["argv"]}
-                router = _by_role(result, "router")[0]["argv"]
-                assert value(router, "--prefill").endswith(f":{ports['prefill']}")
-                assert value(router, "--decode").endswith(f":{ports['decode']}")
-                assert value(router, "--kv-connector") == connector
-                side = {c["env"].get("VLLM_NIXL_SIDE_CHANNEL_PORT")
-                        or c["env"].get("VLLM_MOONCAKE_BOOTSTRAP_PORT")
-                        for c in result["commands"] if c["role"] != "router"}
-                assert len(side) == 2, f"{query}: side-channel ports {side}"
+    extras = [{"pd_connector": connector, "install": install}
+              for connector in ("nixl", "mooncake") for install in ("pip", "docker")]
+    for query, result in renderings(["pd_cluster"], extras):
+        checked += 1
+        problems += [f"{query}: {p}" for p in layout_problems(result)]
+        roles = [c["role"] for c in result["commands"]]
+        assert roles[-1] == "router" and roles.count("router") == 1
+        assert set(roles) == {"prefill", "decode", "router"}
+        ports = {c["role"]: c["port"] for c in result["commands"]
+                 if "--headless" not in c["argv"]}
+        router = _by_role(result, "router")[0]["argv"]
+        assert value(router, "--prefill").endswith(f":{ports['prefill']}")
+        assert value(router, "--decode").endswith(f":{ports['decode']}")
+        assert value(router, "--kv-connector") == query["pd_connector"]
+        side = {c["env"].get("VLLM_NIXL_SIDE_CHANNEL_PORT")
+                or c["env"].get("VLLM_MOONCAKE_BOOTSTRAP_PORT")
+                for c in result["commands"] if c["role"] != "router"}
+        assert len(side) == 2, f"{query}: side-channel ports {side}"
     assert checked > 0
     assert not problems, "\n".join(problems[:20])
 
