@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from builder.selection import node_memory_gb
 from builder.types import Result
 from builder.view import page_state
 
@@ -68,7 +69,7 @@ def hardware_profile(catalog: Data, hw_id: str, nodes: int) -> Data:
         "display_name": hw["display_name"],
         "description": hw["description"],
         "gpu_count": hw["gpu_count"],
-        "vram_gb": hw["gpu_count"] * hw["memory_gb"],
+        "vram_gb": node_memory_gb(hw),
         "multi_node": nodes > 1,
     }
 
@@ -282,7 +283,7 @@ def global_endpoints(
     hardware["hardware"] = {
         hw_id: {
             **hw,
-            "vram_gb": hw["gpu_count"] * hw["memory_gb"],
+            "vram_gb": node_memory_gb(hw),
             "models": hardware_models.get(hw_id, {}),
         }
         for hw_id, hw in hardware["hardware"].items()

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from builder.selection import variant_runs_on
+
 from .errors import InvalidRecipe
 from .schema import HardwareCatalog, Recipe, Strategy
 
@@ -256,14 +258,11 @@ def check_references(
     if not problems:
         problems += _check_pd(recipe, hardware, display)
     if not problems:
-        default = recipe.variants["default"]
+        # The builder's own rule, on the data as the builder will receive it.
+        data = publish(recipe)
         wanted = recipe.recommended.hardware
-        hw = hardware.hardware[wanted]
-        supported = default.supported_hardware
-        if supported is None:
-            supported = list(recipe.meta.hardware)
-        names = {wanted, hw.generation, hw.brand, f"arch:{hw.compute_arch}"}
-        if not names & set(supported):
+        hw = publish(hardware.hardware[wanted])
+        if not variant_runs_on(data, data["variants"]["default"], wanted, hw):
             problems.append(
                 f"{display}: recommended.hardware: the default variant does not run on "
                 f"{wanted!r}"
