@@ -63,7 +63,7 @@ lint: install-py
 	$(VENV)/bin/ruff check .
 
 schema: install-py
-	$(PY) -m site_plugins.recipes.schema > recipes/schema.json
+	$(PY) -m vllm_recipes.schema > recipes/schema.json
 
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build

@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from site_plugins.recipes.loader import Catalog, load_catalog
+from vllm_recipes.loader import Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"

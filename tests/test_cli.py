@@ -1,4 +1,4 @@
-"""`python -m builder`: exit codes, one-line errors, --list, variant ids, --json shape."""
+"""`vllm-recipes`: exit codes, one-line errors, --list, variant ids, --json shape."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.recipes_data import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "builder", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 

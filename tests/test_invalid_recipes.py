@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from site_plugins.recipes.errors import InvalidRecipe
-from site_plugins.recipes.loader import load_catalog
 from tests.recipes_data import RECIPES
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.loader import load_catalog
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.yaml") if not p.stem.startswith("_"))

@@ -210,7 +210,7 @@ def _renderings(site_root: Path) -> list[Path]:
 
 
 def _cli_call(doc: dict[str, Any]) -> list[str] | None:
-    """`python -m builder` arguments for the document's selection, or None if the CLI
+    """`vllm-recipes` arguments for the document's selection, or None if the CLI
     cannot name it (a variant without a model id, on a recipe whose id names a variant)."""
     command = doc["recommended_command"]
     hf_id, query = doc["hf_id"], dict(command["query"])
@@ -225,7 +225,7 @@ def _cli_call(doc: dict[str, Any]) -> list[str] | None:
         name = hf_id
     else:
         return None
-    return [sys.executable, "-m", "builder", name, *(f"{k}={v}" for k, v in query.items()),
+    return [sys.executable, "-m", "vllm_recipes", name, *(f"{k}={v}" for k, v in query.items()),
             "--json"]
 
 

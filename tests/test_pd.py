@@ -22,11 +22,11 @@ import pytest
 
 from builder import SelectionError, build
 from builder.view import page_state
-from site_plugins.recipes.errors import InvalidRecipe
-from site_plugins.recipes.loader import load_catalog
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, renderings, value
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.loader import load_catalog
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"

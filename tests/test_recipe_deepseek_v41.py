@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from builder import SelectionError, build
-from builder.__main__ import main as cli
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
 from tests.vllm_flags import check_serve_argv
+from vllm_recipes.cli import main as cli
 
 HF_ID = "deepseek-ai/DeepSeek-V4.1-Flash"
 MODEL_1017 = "deepseek-ai/DeepSeek-V4.1-Flash-1017"

@@ -42,7 +42,7 @@ def test_shell_text_matches_the_reference_up_to_indentation() -> None:
 
 def test_cli_json_gives_the_reference_argv() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "builder", "deepseek-ai/DeepSeek-V4-Flash", "--json"],
+        [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash", "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     command = json.loads(out)["commands"][0]
@@ -52,7 +52,7 @@ def test_cli_json_gives_the_reference_argv() -> None:
 
 def test_cli_text_is_the_copy_text_and_round_trips() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "builder", "deepseek-ai/DeepSeek-V4-Flash"],
+        [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     lines = out.splitlines()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from site_plugins.recipes.schema import json_schema
 from tests.recipes_data import RECIPES
+from vllm_recipes.schema import json_schema
 
 
 def test_committed_schema_is_current() -> None:

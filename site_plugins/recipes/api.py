@@ -26,10 +26,10 @@ from urllib.parse import urlencode
 from builder.selection import node_memory_gb
 from builder.types import Result
 from builder.view import page_state
+from vllm_recipes.loader import Catalog
+from vllm_recipes.schema import json_schema
 
-from .loader import Catalog
 from .renderings import RecipeRenderings, Rendering, Tree, available_strategies, trees_of
-from .schema import json_schema
 
 __all__ = ["Endpoint", "global_endpoints", "recipe_endpoints", "recommended_command"]
 

@@ -3,7 +3,7 @@
     assets/pyodide/{pyodide.mjs, pyodide.asm.mjs, pyodide.asm.wasm, python_stdlib.zip,
                     pyodide-lock.json}
     assets/builder/manifest.json           {"files": ["builder/api.py", ...], "sha256": "..."}
-    assets/builder/builder/<module>.py     every builder module but the CLI (__main__.py)
+    assets/builder/builder/<module>.py     every builder module
 
 They are copied from disk by mkdocs (`File.generated(..., abs_src_path=...)`).
 """
@@ -44,7 +44,7 @@ def pyodide_files(pyodide_dir: Path) -> dict[str, Path]:
 
 def builder_files(builder_dir: Path) -> tuple[dict[str, Path], str]:
     """(site path → source file, manifest JSON) for the builder's modules."""
-    modules = sorted(p for p in builder_dir.glob("*.py") if p.name != "__main__.py")
+    modules = sorted(builder_dir.glob("*.py"))
     if not modules:
         raise MissingAsset(f"{builder_dir}: no builder modules found")
     digest = hashlib.sha256()

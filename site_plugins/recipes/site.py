@@ -26,13 +26,13 @@ from mkdocs.structure.pages import Page
 
 from builder.errors import SelectionError
 from builder.view import page_state
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, builder_files, pyodide_files
 from .config import RecipesConfig
-from .errors import InvalidRecipe
-from .loader import Catalog, load_catalog
 from .pages import BrowseCard, GeneratedPage, browse_html, model_page, redirect_page
 from .renderings import render_recipe
 

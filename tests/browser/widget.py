@@ -111,9 +111,9 @@ def expected_text(hf_id: str, query: dict[str, str]) -> str:
 
 
 def cli_text(hf_id: str, query: dict[str, str]) -> str:
-    """What `python -m builder HF_ID key=value ...` prints."""
+    """What `vllm-recipes HF_ID key=value ...` prints."""
     run = subprocess.run(
-        [sys.executable, "-m", "builder", hf_id, *(f"{k}={v}" for k, v in query.items())],
+        [sys.executable, "-m", "vllm_recipes", hf_id, *(f"{k}={v}" for k, v in query.items())],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     return run.stdout

@@ -4,7 +4,7 @@ Every model forbids unknown keys, so a typo in a recipe is an error that names t
 Cross-file references (a variant naming a hardware id that does not exist) are checked by
 ``loader.py``, which knows the hardware catalog; rules inside one file live here.
 
-``python -m site_plugins.recipes.schema`` prints the JSON Schema committed as
+``python -m vllm_recipes.schema`` prints the JSON Schema committed as
 ``recipes/schema.json``.
 """
 

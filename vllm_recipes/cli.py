@@ -1,8 +1,7 @@
-"""The command-line face of the builder: `python -m builder HF_ID [KEY=VALUE ...] [--json]`.
+"""The `vllm-recipes` command line: `vllm-recipes HF_ID [KEY=VALUE ...] [--json]`.
 
-This is the CPython edge: it reads the validated recipe tree through the site's loader, then
-calls exactly the functions the page and the JSON endpoints call. It is not shipped to the
-browser (the page passes data in from the JSON endpoints instead).
+It reads the validated recipe tree through the loader, then calls exactly the builder
+functions the page and the JSON endpoints call.
 """
 
 from __future__ import annotations
@@ -12,8 +11,11 @@ import json
 import sys
 from pathlib import Path
 
-from .api import build
-from .errors import SelectionError
+from builder.api import build
+from builder.errors import SelectionError
+
+from .errors import InvalidRecipe
+from .loader import load_catalog
 
 EXIT_USAGE = 2
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
@@ -33,7 +35,7 @@ def _parse_pairs(pairs: list[str]) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m builder",
+        prog="vllm-recipes",
         description="Print the command to serve a model with vLLM for a selection.",
         epilog="KEYs are the page's URL query keys: hardware, variant, strategy, nodes, "
         "frontend (rust|python), install (pip|docker), pd_connector (nixl|mooncake), "
@@ -45,10 +47,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list every recipe and variant id")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-
-    # The loader needs PyYAML and pydantic: imported here, at the CPython edge only.
-    from site_plugins.recipes.errors import InvalidRecipe
-    from site_plugins.recipes.loader import load_catalog
 
     try:
         catalog = load_catalog(args.recipes)
@@ -67,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         hf_id, variant_id = catalog.find(args.hf_id)
     except KeyError:
-        print(f"hf_id: unknown model {args.hf_id!r}; see python -m builder --list",
+        print(f"hf_id: unknown model {args.hf_id!r}; see vllm-recipes --list",
               file=sys.stderr)
         return EXIT_USAGE
     try:
