@@ -16,8 +16,8 @@ import pytest
 
 from builder import SelectionError, build
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
-from tests.vllm_flags import check_serve_argv
 from vllm_recipes.cli import main as cli
+from vllm_recipes.vllm_flags import check_serve_argv
 
 HF_ID = "deepseek-ai/DeepSeek-V4.1-Flash"
 MODEL_1017 = "deepseek-ai/DeepSeek-V4.1-Flash-1017"
