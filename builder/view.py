@@ -13,6 +13,7 @@ from html import escape
 
 from .api import build
 from .errors import SelectionError
+from .offering import recipe_support
 from .selection import choices, parse_query
 from .types import Data, Result
 
@@ -113,15 +114,15 @@ def _row(key: str, label: str, body: str) -> str:
 
 
 def _hardware_row(catalog: Data, recipe: Data, result: Result) -> str:
-    verified = recipe["meta"]["hardware"]
     groups = []
     for brand_id, brand in catalog["brands"].items():
         pills = []
         for hw_id, hw in catalog["hardware"].items():
-            if hw["brand"] != brand_id:
+            support = recipe_support(recipe, hw_id, hw)
+            if hw["brand"] != brand_id or support is None:
                 continue
             mark = ""
-            if verified.get(hw_id) == "verified":
+            if support == "verified":
                 mark = '<span class="rb-verified" aria-label="verified" title="verified">✓</span>'
             extra = f' <small class="rb-mem">{hw["gpu_count"]}×{hw["memory_gb"]} GB</small>{mark}'
             pills.append(_pill("hardware", hw_id, hw["display_name"], result, extra=extra,

@@ -26,6 +26,7 @@ from markdown.extensions.toc import slugify
 
 from builder.hardware_keys import ALL, matching, ranked
 from builder.offering import precision_keys, variant_runs_on
+from builder.pd import pd_settings
 from builder.selection import recipe_strategies, strategy_reason
 
 from .loader import publish
@@ -185,10 +186,11 @@ class _Checker:
                 for index, key in enumerate(own):
                     named = matching([key], hardware)
                     if named and not matching(keys, {h: hardware[h] for h in named}):
+                        where = ", ".join(self._key_name(k) for k in keys)
                         self.add(("variants", vid, "hardware", index),
-                                 f"{key!r}: {variant['precision']} weights run on "
-                                 f"{', '.join(keys)} only; set precision_hardware to offer "
-                                 "them elsewhere")
+                                 f"{key!r}: {variant['precision'].upper()} weights run on "
+                                 f"{where} only; set precision_hardware to offer them "
+                                 "elsewhere")
             if not any(variant_runs_on(catalog, data, vid, h) for h in hardware):
                 self.add(("variants", vid), "this variant runs on no hardware (its `hardware`, "
                                             "its precision and the recipe's `hardware` exclude "
@@ -197,6 +199,12 @@ class _Checker:
         if wanted and wanted in hardware and not variant_runs_on(catalog, data, "default",
                                                                  wanted):
             self.add(("default_hardware",), f"the default variant does not run on {wanted!r}")
+
+    def _key_name(self, key: str) -> str:
+        for names in (self.hardware.hardware, self.hardware.generations, self.hardware.brands):
+            if key in names:
+                return names[key].display_name
+        return key
 
     # ------------------------------------------------------------ strategies
 
@@ -313,6 +321,55 @@ class _Checker:
                               f"{hw['display_name']} node")
                 return
 
+    # ------------------------------------------------------------ prefill/decode pools
+
+    def pd_pools(self, catalog: dict[str, Any], data: dict[str, Any]) -> None:
+        """Pools, merged per hardware as the builder merges them, must fit the hardware:
+        devices that exist and do not overlap, distinct ports on a shared node, and a KV
+        transfer config that names its connector."""
+        for key, settings in self.recipe.pd.items():
+            for cid, connector in (settings.connectors or {}).items():
+                config = connector.kv_transfer_config
+                if config is not None and "kv_connector" not in config:
+                    self.add(("pd", key, "connectors", cid, "kv_transfer_config"),
+                             "names no kv_connector")
+        seen: set[tuple[tuple[Any, ...], str]] = set()
+        for hw_id, hw in catalog["hardware"].items():
+            merge = pd_settings(data, hw_id, hw)
+            pools = {n: merge.values[n] for n in ("prefill", "decode") if n in merge.values}
+            used: dict[int, str] = {}
+            found: list[tuple[tuple[Any, ...], str]] = []
+            for name, pool in pools.items():
+                gpus = pool.get("gpus_per_node")
+                where = ("pd", merge.where.get(f"{name}.gpus_per_node", "?"), name)
+                if gpus is not None and gpus > hw["gpu_count"]:
+                    found.append(((*where, "gpus_per_node"),
+                                  f"{gpus} but {hw_id} has {hw['gpu_count']} GPUs"))
+                devices_at = ("pd", merge.where.get(f"{name}.devices", "?"), name, "devices")
+                for device in pool.get("devices") or []:
+                    if device >= hw["gpu_count"]:
+                        found.append((devices_at, f"{device} does not exist on {hw_id} "
+                                                  f"({hw['gpu_count']} GPUs)"))
+                    elif device in used:
+                        found.append((devices_at, f"{device} is also a {used[device]} device"))
+                    used[device] = name
+            with_devices = [n for n, pool in pools.items() if pool.get("devices")]
+            if len(with_devices) == 1:
+                name = with_devices[0]
+                found.append((("pd", merge.where[f"{name}.devices"], name, "devices"),
+                              f"only {name} names devices; name both pools' devices to share a "
+                              "node, or neither"))
+            if len(with_devices) == 2:
+                ports = [pools[n].get("port", d) for n, d in (("prefill", 8000), ("decode", 8001))]
+                if ports[0] == ports[1]:
+                    found.append((("pd", merge.where.get("decode.port", "?"), "decode", "port"),
+                                  f"both pools share a node and port {ports[0]}"))
+            for loc, message in found:
+                text = f"{message} (pools merged for {hw_id})"
+                if (loc, message) not in seen:  # one report for all hardware a key covers
+                    seen.add((loc, message))
+                    self.add(loc, text)
+
     # ------------------------------------------------------------ flags, anchors, dates
 
     def flags(self) -> None:
@@ -353,6 +410,7 @@ class _Checker:
         self.offering(catalog, data)
         self.strategy_rules(catalog, data)
         self.sizes(catalog, data)
+        self.pd_pools(catalog, data)
         return self.problems
 
 

@@ -110,7 +110,9 @@ def validate(model: type[M], source: YamlFile) -> tuple[M | None, list[Located]]
         for problem in error.errors():
             loc = _trim(problem["loc"], source.data)
             message = problem["msg"]
-            if problem["type"] == "extra_forbidden":
+            if problem["type"] == "missing":
+                loc = tuple(problem["loc"])
+            elif problem["type"] == "extra_forbidden":
                 loc = tuple(problem["loc"])
                 message = "unknown key (not in the schema; check the spelling)"
             elif problem["type"] == "value_error":
