@@ -68,9 +68,10 @@ def offered_hardware(catalog: Data, recipe: Data) -> list[str]:
 
 
 def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
-    """Every value each selection key can take, in display order."""
+    """Every value each selection key can take, in display order (hardware: what the recipe
+    offers)."""
     result = {
-        "hardware": list(catalog["hardware"]),
+        "hardware": offered_hardware(catalog, recipe),
         "variant": list(recipe["variants"]),
         "strategy": list(catalog["strategies"]),
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
@@ -91,6 +92,11 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[s
     for key, value in query.items():
         if key not in valid:
             raise SelectionError(key, f"unknown key; valid keys: {', '.join(valid)}")
+        if key == "hardware" and value in catalog["hardware"] and value not in valid[key]:
+            names = ", ".join(catalog["hardware"][h]["display_name"] for h in valid[key])
+            raise SelectionError(key, f"this recipe is not offered on "
+                                      f"{catalog['hardware'][value]['display_name']}; it is "
+                                      f"offered on {names}")
         if value not in valid[key]:
             raise SelectionError(
                 key, f"unknown value {value!r}; valid values: {', '.join(valid[key])}"
@@ -439,7 +445,6 @@ class _Resolver:
         result: dict[str, dict[str, str]] = {}
         sel = dict(selection)
         options = choices(self.catalog, self.recipe)
-        options["hardware"] = offered_hardware(self.catalog, self.recipe)
         refused = install_refusals(Context(self.catalog, self.recipe, sel))
         for key, values in options.items():
             for value in values:

@@ -114,8 +114,10 @@ def test_head_and_workers(sid: str, nodes: int) -> None:
 
 
 def test_tp_dp_on_a_dense_model() -> None:
-    result = _build("meta-llama/Llama-3.1-8B-Instruct", hardware="h100",
-                    strategy="multi_node_tp_dp", nodes="3")
+    recipe = {**builder_recipe("meta-llama/Llama-3.1-8B-Instruct"),
+              "strategies": ["single_node_tp", "multi_node_tp_dp"]}
+    result = build(builder_catalog(), recipe,
+                   {"hardware": "h100", "strategy": "multi_node_tp_dp", "nodes": "3"})
     assert not layout_problems(result)
     head, worker = result["commands"][0]["argv"], result["commands"][2]["argv"]
     assert value(head, "--data-parallel-size") == "3"

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import yaml
 
+from builder.offering import recipe_support
 from builder.types import Result
 
 from ._safe_markdown import safe_href
@@ -98,9 +99,9 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
     meta, model = recipe["meta"], recipe["model"]
     hf_id = model["model_id"]
     verified = [
-        catalog["hardware"][hw_id]["display_name"]
-        for hw_id in catalog["hardware"]
-        if meta["hardware"].get(hw_id) == "verified"
+        hw["display_name"]
+        for hw_id, hw in catalog["hardware"].items()
+        if recipe_support(recipe, hw_id, hw) == "verified"
     ]
     verified_html = ""
     if verified:
@@ -203,7 +204,7 @@ class GeneratedPage:
         return html
 
 
-def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
+def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
                base: str, nonce: str, catalog_json: str) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`."""
     hf_id = recipe["model"]["model_id"]
@@ -226,7 +227,7 @@ def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
     ]
     if recipe.get("hardware_notes"):
         parts += ["## Hardware notes\n", page.slot("notes", notes_html(catalog, recipe))]
-    guide = recipe.get("guide", "").strip()
+    guide = guide.strip()
     if guide:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)

@@ -76,6 +76,7 @@ class Job:
 
     catalog: dict[str, Any]
     recipe: dict[str, Any]
+    guide: str
     base: str
     nonce: str
     staging: str
@@ -109,7 +110,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     tree = renderings.trees["default"]
     # Written here, not returned: a big catalog's JSON need not all sit in memory at once.
     endpoints = []
-    for uri, content in api.recipe_endpoints(catalog, recipe, renderings, base):
+    for uri, content in api.recipe_endpoints(catalog, recipe, job.guide, renderings, base):
         path = Path(job.staging, uri)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
@@ -122,7 +123,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
     outputs.pages.append(model_page(
-        catalog, recipe, state["html"], state["result"],  # type: ignore[arg-type]
+        catalog, recipe, job.guide, state["html"], state["result"],  # type: ignore[arg-type]
         base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON,
     ))
     for variant_id, variant in recipe["variants"].items():
@@ -188,7 +189,8 @@ class RecipesSite:
         self._staging = tempfile.TemporaryDirectory(prefix="recipes-site-")
         staging = self._staging.name
         jobs = [
-            Job(catalog, self.catalog.builder_recipe(hf_id), self.base, self.nonce, staging)
+            Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
+                self.base, self.nonce, staging)
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []
@@ -200,7 +202,7 @@ class RecipesSite:
             if outputs.error:
                 display = self.catalog.paths[hf_id].relative_to(self.catalog.root.parent)
                 raise PluginError(
-                    f"{display}: recommended: the default selection does not build: "
+                    f"{display}: the default selection does not build: "
                     f"{outputs.error}"
                 )
             for uri in outputs.endpoints:
