@@ -46,6 +46,7 @@ install-browser:
 install: install-py install-js
 
 build: install
+	$(VENV)/bin/vllm-recipes check
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build
@@ -63,7 +64,7 @@ lint: install-py
 	$(VENV)/bin/ruff check .
 
 schema: install-py
-	$(PY) -m vllm_recipes.schema > recipes/schema.json
+	$(VENV)/bin/vllm-recipes schema > recipes/schema.json
 
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build

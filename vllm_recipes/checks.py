@@ -29,6 +29,7 @@ from builder.offering import precision_keys, variant_runs_on
 from builder.pd import pd_settings
 from builder.selection import recipe_strategies, strategy_reason
 
+from .guide import Guide
 from .loader import publish
 from .schema import HardwareCatalog, Recipe, Strategy
 from .vllm_flags import check_tokens
@@ -96,11 +97,12 @@ def guide_anchors(guide: str) -> set[str]:
 
 
 class _Checker:
-    def __init__(self, recipe: Recipe, source: YamlFile, guide: str,
+    def __init__(self, recipe: Recipe, source: YamlFile, guide: Guide, guide_display: str,
                  hardware: HardwareCatalog, strategies: dict[str, Strategy]) -> None:
         self.recipe = recipe
         self.source = source
         self.guide = guide
+        self.guide_display = guide_display
         self.hardware = hardware
         self.strategies = strategies
         self.problems: list[Located] = []
@@ -140,7 +142,10 @@ class _Checker:
         self.need_strategies(("strategies",), r.strategies or [])
         self.need_keys(("model", "docker_image"), r.model.docker_image)
         self.need_keys(("hardware_overrides",), r.hardware_overrides)
-        self.need_ids(("hardware_notes",), r.hardware_notes)
+        for hw_id in r.hardware_notes:
+            if hw_id not in self.hardware.hardware:
+                self.problems.append(Located(self.guide_display, self.guide.lines.get(hw_id),
+                                             "guide", f"a note for unknown hardware id {hw_id!r}"))
         self.need_strategies(("strategy_hardware",), r.strategy_hardware)
         for sid, mapping in r.strategy_hardware.items():
             self.need_keys(("strategy_hardware", sid), mapping)
@@ -378,17 +383,18 @@ class _Checker:
                 self.add((*path, index), problem)
 
     def anchors(self) -> None:
-        anchors = guide_anchors(self.guide) | PAGE_ANCHORS
-        for match in re.finditer(r"\]\(#([^)\s]+)\)", self.guide):
+        text = self.guide.text
+        anchors = guide_anchors(text) | PAGE_ANCHORS
+        for match in re.finditer(r"\]\(#([^)\s]+)\)", text):
             if match.group(1) not in anchors:
-                line = self.guide.count("\n", 0, match.start()) + 1
-                guide = self.source.display.removesuffix(".yaml") + ".md"
-                self.problems.append(Located(guide, line, "guide",
+                line = text.count("\n", 0, match.start()) + 1
+                self.problems.append(Located(self.guide_display, line, "guide",
                                              f"link to #{match.group(1)}: no such heading"))
         for hw_id, note in self.recipe.hardware_notes.items():
             if note.link and note.link.href.startswith("#") and note.link.href[1:] not in anchors:
-                self.add(("hardware_notes", hw_id, "link", "href"),
-                         f"{note.link.href}: no such heading in the guide")
+                self.problems.append(Located(
+                    self.guide_display, self.guide.lines.get(hw_id), f"hardware notes.{hw_id}",
+                    f"link to {note.link.href}: no such heading in the guide"))
 
     def dates(self) -> None:
         meta = self.recipe.meta
@@ -414,10 +420,10 @@ class _Checker:
         return self.problems
 
 
-def check_recipe(recipe: Recipe, source: YamlFile, guide: str, hardware: HardwareCatalog,
-                 strategies: dict[str, Strategy]) -> list[Located]:
+def check_recipe(recipe: Recipe, source: YamlFile, guide: Guide, guide_display: str,
+                 hardware: HardwareCatalog, strategies: dict[str, Strategy]) -> list[Located]:
     """Every problem of one recipe that the schema alone cannot see."""
-    return _Checker(recipe, source, guide, hardware, strategies).run()
+    return _Checker(recipe, source, guide, guide_display, hardware, strategies).run()
 
 
 def check_unique_model_ids(recipes: dict[str, Recipe],

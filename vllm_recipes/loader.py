@@ -4,12 +4,13 @@
 every problem it finds, each as `file:line: field.path: message` (see `yaml_source.py`), after
 the schema (`schema.py`) and the cross-file checks (`checks.py`).
 
-A recipe is `models/<org>/<repo>.yaml`; its guide is the Markdown file beside it,
-`models/<org>/<repo>.md`.
+A recipe is `models/<org>/<repo>.yaml`; its guide, and its hardware notes, are the Markdown
+file beside it, `models/<org>/<repo>.md` (see `guide.py`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,10 +18,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import InvalidRecipe
-from .schema import HardwareCatalog, Recipe, Strategy
-from .yaml_source import Located, YamlFile, read_yaml
+from .guide import parse_guide
+from .schema import HardwareCatalog, HardwareNote, Recipe, Strategy
+from .yaml_source import Located, YamlFile, _split, read_yaml
 
-__all__ = ["Catalog", "load_catalog", "publish"]
+__all__ = ["Catalog", "load_catalog", "load_catalog_with_problems", "load_for", "publish"]
 
 M = TypeVar("M", bound=BaseModel)
 STRATEGY_ORDER = (
@@ -44,6 +46,15 @@ class Catalog:
     """The Markdown guide of each recipe (empty when it has none)."""
     files: dict[str, YamlFile] = field(default_factory=dict)
     """Each recipe's parsed file, with the line of every YAML path."""
+    strategy_files: dict[str, YamlFile] = field(default_factory=dict)
+
+    def source_line(self, hf_id: str, file: str, path: str) -> int | None:
+        """The line of YAML `path` in `file` (the recipe's or a strategy's), if known."""
+        candidates = [self.files.get(hf_id), *self.strategy_files.values()]
+        for source in candidates:
+            if source is not None and source.display == file:
+                return source.line(_split(path))
+        return None
 
     def display(self, path: Path) -> str:
         return _display(path, self.root)
@@ -142,19 +153,15 @@ def _read(path: Path, root: Path, problems: list[Located]) -> YamlFile | None:
         return None
 
 
-def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located]]:
-    """The catalog (None if the hardware catalog or a strategy is broken) and every problem."""
-    from .checks import check_recipe, check_unique_model_ids  # the checks need the catalog types
-
-    root = Path(root)
-    problems: list[Located] = []
+def _load_tree_base(root: Path, problems: list[Located]) -> tuple[
+        HardwareCatalog | None, dict[str, Strategy], dict[str, YamlFile]]:
     hw_file = _read(root / "hardware.yaml", root, problems)
     hardware = None
     if hw_file is not None:
         hardware, found = validate(HardwareCatalog, hw_file)
         problems += found
-
     strategies: dict[str, Strategy] = {}
+    files: dict[str, YamlFile] = {}
     strategy_files = sorted(
         (root / "strategies").glob("*.yaml"),
         key=lambda p: (STRATEGY_ORDER.index(p.stem) if p.stem in STRATEGY_ORDER
@@ -172,43 +179,97 @@ def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located
             problems.append(source.problem(("name",), f"{strategy.name!r} must match the file "
                                                       "name"))
         strategies[strategy.name] = strategy
-    if hardware is None or problems:
-        return None, problems
+        files[strategy.name] = source
+    return hardware, strategies, files
 
-    recipes: dict[str, Recipe] = {}
-    paths: dict[str, Path] = {}
-    guides: dict[str, str] = {}
-    files: dict[str, YamlFile] = {}
-    for path in sorted((root / "models").glob("*/*.yaml")):
-        source = _read(path, root, problems)
-        if source is None:
-            continue
-        recipe, found = validate(Recipe, source)
-        problems += found
-        if recipe is None:
-            continue
-        expected = f"{path.parent.name}/{path.stem}"
-        if recipe.model.model_id != expected:
-            problems.append(source.problem(
-                ("model", "model_id"),
-                f"{recipe.model.model_id!r} must match the file path ({expected!r})"))
-            continue
-        guide_path = path.with_suffix(".md")
-        guide = guide_path.read_text(encoding="utf-8") if guide_path.is_file() else ""
-        problems += check_recipe(recipe, source, guide, hardware, strategies)
-        recipes[expected] = recipe
-        paths[expected] = path
-        guides[expected] = guide
-        files[expected] = source
-    problems += check_unique_model_ids(recipes, files)
-    ordered = sorted(recipes, key=lambda h: (recipes[h].meta.provider.lower(), h.lower()))
-    catalog = Catalog(
+
+def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
+                 strategies: dict[str, Strategy], problems: list[Located]
+                 ) -> tuple[Recipe, str, YamlFile] | None:
+    """One recipe with its guide text and parsed file (None, with problems, when invalid)."""
+    from .checks import check_recipe  # the checks need the loader's helpers
+
+    source = _read(path, root, problems)
+    if source is None:
+        return None
+    recipe, found = validate(Recipe, source)
+    problems += found
+    if recipe is None:
+        return None
+    expected = f"{path.parent.name}/{path.stem}"
+    if recipe.model.model_id != expected:
+        problems.append(source.problem(
+            ("model", "model_id"),
+            f"{recipe.model.model_id!r} must match the file path ({expected!r})"))
+        return None
+    guide_path = path.with_suffix(".md")
+    guide = parse_guide(guide_path.read_text(encoding="utf-8") if guide_path.is_file() else "")
+    guide_display = _display(guide_path, root)
+    problems += [Located(guide_display, line, "guide", message)
+                 for line, message in guide.problems]
+    recipe = recipe.model_copy(update={"hardware_notes": {
+        hw_id: HardwareNote.model_validate(note) for hw_id, note in guide.notes.items()}})
+    problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
+    return recipe, guide.text, source
+
+
+def _catalog(root: Path, hardware: HardwareCatalog, strategies: dict[str, Strategy],
+             strategy_files: dict[str, YamlFile],
+             loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]]) -> Catalog:
+    ordered = sorted(loaded, key=lambda h: (loaded[h][1][0].meta.provider.lower(), h.lower()))
+    return Catalog(
         root=root,
         hardware=hardware,
         strategies=strategies,
-        recipes={h: recipes[h] for h in ordered},
-        paths={h: paths[h] for h in ordered},
-        guides={h: guides[h] for h in ordered},
-        files={h: files[h] for h in ordered},
+        recipes={h: loaded[h][1][0] for h in ordered},
+        paths={h: loaded[h][0] for h in ordered},
+        guides={h: loaded[h][1][1] for h in ordered},
+        files={h: loaded[h][1][2] for h in ordered},
+        strategy_files=strategy_files,
     )
-    return catalog, problems
+
+
+def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located]]:
+    """The catalog (None if the hardware catalog or a strategy is broken) and every problem."""
+    from .checks import check_unique_model_ids
+
+    root = Path(root)
+    problems: list[Located] = []
+    hardware, strategies, strategy_files = _load_tree_base(root, problems)
+    if hardware is None or problems:
+        return None, problems
+    loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]] = {}
+    for path in sorted((root / "models").glob("*/*.yaml")):
+        result = _load_recipe(path, root, hardware, strategies, problems)
+        if result is not None:
+            loaded[f"{path.parent.name}/{path.stem}"] = (path, result)
+    problems += check_unique_model_ids({h: r[1][0] for h, r in loaded.items()},
+                                       {h: r[1][2] for h, r in loaded.items()})
+    return _catalog(root, hardware, strategies, strategy_files, loaded), problems
+
+
+def _model_id_pattern(model_id: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*model_id:\s*[\"']?{re.escape(model_id)}[\"']?\s*(#.*)?$", re.M)
+
+
+def load_for(root: Path, model_id: str) -> Catalog:
+    """A catalog holding only the recipe that `model_id` names (the recipe's own id, or a
+    variant's): what one CLI answer needs. Falls back to the whole tree when no file names it.
+    Raises InvalidRecipe for problems in the files it reads."""
+    root = Path(root)
+    path = root / "models" / f"{model_id}.yaml"
+    if not path.is_file():
+        pattern = _model_id_pattern(model_id)
+        path = next((p for p in sorted((root / "models").glob("*/*.yaml"))
+                     if pattern.search(p.read_text(encoding="utf-8"))), path)
+    if not path.is_file():
+        return load_catalog(root)
+    problems: list[Located] = []
+    hardware, strategies, strategy_files = _load_tree_base(root, problems)
+    result = None
+    if hardware is not None and not problems:
+        result = _load_recipe(path, root, hardware, strategies, problems)
+    if problems or result is None or hardware is None:
+        raise InvalidRecipe("\n".join(str(p) for p in problems))
+    return _catalog(root, hardware, strategies, strategy_files,
+                    {f"{path.parent.name}/{path.stem}": (path, result)})

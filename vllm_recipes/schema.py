@@ -13,7 +13,7 @@ Shorthands are normalised on the way in, so the builder sees one form of each th
 - a scalar ``tp: 8`` is ``tp: {all: 8}``; ``all`` names every hardware;
 - dates may be quoted or not, and must be real calendar dates.
 
-``python -m vllm_recipes.schema`` prints the JSON Schema committed as ``recipes/schema.json``.
+``vllm-recipes schema`` prints the JSON Schema committed as ``recipes/schema.json``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from pydantic import (
     StringConstraints,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from builder.arglist import is_flag
 from builder.vocabulary import SELECTION_KEYS
@@ -595,7 +596,8 @@ class Recipe(Strict):
     hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
     strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
-    hardware_notes: dict[Identifier, HardwareNote] = {}
+    hardware_notes: SkipJsonSchema[dict[Identifier, HardwareNote]] = {}
+    """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
     source: Source | None = None
     """Where the published copy of this recipe lives (shown in the JSON)."""
 
@@ -670,6 +672,8 @@ class Recipe(Strict):
 
 MOVED_KEYS = {
     "guide": "the guide moved to a Markdown file beside the YAML (<repo>.md)",
+    "hardware_notes": "hardware notes moved to the guide: a `## Hardware notes` section of "
+                      "<repo>.md with a `### <hardware id>: <title>` heading per note",
     "compatible_strategies": "write the offered strategies as `strategies:` (first = default)",
     "opt_in_features": "write `opt_in: true` on each feature that is off by default",
     "hardware_opt_in_features": "write `opt_in: [<hardware keys>]` on the feature",
@@ -688,12 +692,3 @@ def json_schema() -> dict[str, object]:
         defs.update(sub.pop("$defs", {}))
         defs[model.__name__] = sub
     return schema
-
-
-def _main() -> None:
-    text = json.dumps(json_schema(), indent=2, sort_keys=True)
-    print(re.sub(r"[ \t]+$", "", text, flags=re.M))
-
-
-if __name__ == "__main__":
-    _main()

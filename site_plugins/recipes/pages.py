@@ -21,16 +21,19 @@ import yaml
 
 from builder.offering import recipe_support
 from builder.types import Result
+from builder.vocabulary import SELECTION_KEYS
 
 from ._safe_markdown import safe_href
 
 __all__ = [
+    "KEYS_MARKER",
     "BrowseCard",
     "GeneratedPage",
     "browse_html",
     "format_context",
     "model_page",
     "redirect_page",
+    "selection_keys_html",
 ]
 
 Data = dict[str, Any]
@@ -90,6 +93,20 @@ def _task_chips(recipe: Data) -> str:
         f'<span class="rcp-chip rcp-chip-task">{e(TASKS.get(task, task))}</span>'
         for task in recipe["meta"]["tasks"]
     )
+
+
+KEYS_MARKER = "<!-- recipes:selection-keys -->"
+"""Where a hand-written page lists the selection keys (the API page)."""
+
+
+def selection_keys_html() -> str:
+    """The selection keys, from the builder's registry, as a table."""
+    rows = "".join(f"<tr><td><code>{e(key.name)}</code></td><td>{e(key.label)}</td>"
+                   f"<td>{e(key.help)}</td></tr>" for key in SELECTION_KEYS.values())
+    rows += ("<tr><td><code>&lt;feature&gt;</code></td><td>Features</td><td>every feature id "
+             "of the recipe: on, off or a mode name</td></tr>")
+    return (f'<table class="rcp-keys"><thead><tr><th>key</th><th>row</th><th>values</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table>")
 
 
 # ------------------------------------------------------------------------ model page

@@ -33,7 +33,15 @@ from . import api
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, builder_files, pyodide_files
 from .config import RecipesConfig
-from .pages import BrowseCard, GeneratedPage, browse_html, model_page, redirect_page
+from .pages import (
+    KEYS_MARKER,
+    BrowseCard,
+    GeneratedPage,
+    browse_html,
+    model_page,
+    redirect_page,
+    selection_keys_html,
+)
 from .renderings import render_recipe
 
 __all__ = ["RecipesSite", "load_site"]
@@ -254,6 +262,8 @@ class RecipesSite:
         generated = self.pages.get(page.file.src_uri)
         if generated is not None:
             return generated.fill(html)
+        if KEYS_MARKER in html:
+            html = html.replace(KEYS_MARKER, selection_keys_html(), 1)
         if page.is_homepage:
             marker = self.options.browse_marker
             if marker not in html:
