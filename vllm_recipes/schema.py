@@ -19,7 +19,6 @@ Shorthands are normalised on the way in, so the builder sees one form of each th
 from __future__ import annotations
 
 import datetime
-import json
 import re
 from typing import Annotated, Any, Literal
 
