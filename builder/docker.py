@@ -55,7 +55,7 @@ def with_docker(
     lines: list[list[str]] = [["docker", "run", *device_groups[0]], *device_groups[1:]]
     published = ["-p", f"{port}:{port}"] if port is not None else []
     lines.append([*bare_tail, "--ipc=host", *published])
-    if host_network:
+    if host_network and "--network" not in ctx.brand["docker_device_args"]:
         lines.append(["--network", "host"])
     lines.append(["-v", HF_CACHE])
     lines += [["-v", volume] for volume in volumes]

@@ -24,10 +24,14 @@ def install_refusals(ctx: Context) -> dict[str, str]:
     hw_name = ctx.hw["display_name"]
     others = {m: " or ".join(INSTALL_METHODS[o] for o in INSTALL_METHODS if o != m)
               for m in INSTALL_METHODS}
-    return {
+    refused = {
         method: f"this recipe offers no {method} install on {hw_name}; use {others[method]}"
         for method, allowed in toggles.items() if not allowed
     }
+    if not ctx.brand.get("pip_install"):
+        refused["pip"] = (f"vLLM for {ctx.brand['display_name']} ships as a Docker image only; "
+                          "use Docker")
+    return refused
 
 
 def dependencies(ctx: Context, method: str) -> list[Dependency]:
@@ -40,10 +44,10 @@ def dependencies(ctx: Context, method: str) -> list[Dependency]:
     ]
 
 
-def pip_command(ctx: Context) -> str:
+def pip_command(ctx: Context) -> str | None:
     if ctx.model.get("nightly") and ctx.brand.get("pip_install_nightly"):
-        return ctx.brand["pip_install_nightly"]
-    return ctx.brand["pip_install"]
+        return str(ctx.brand["pip_install_nightly"])
+    return ctx.brand.get("pip_install")
 
 
 def install_choices(ctx: Context) -> dict[str, InstallChoice]:

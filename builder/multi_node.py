@@ -114,7 +114,7 @@ def server_commands(
     """
     commands = []
     full_env = env.copy()
-    if placement.devices is not None:
+    if placement.devices is not None and ctx.brand.get("visible_devices_env"):
         full_env.set(ctx.brand["visible_devices_env"], ",".join(map(str, placement.devices)),
                      builder_origin("multi_node", "the pool's devices on a shared node",
                                     "placement"))

@@ -46,6 +46,9 @@ DIFFERENCES = {
     "variants.default.hardware_overrides.ascend_950": "keyed once by the generation ascend_a5",
     "variants.fp8.hardware_overrides.ascend_950": "keyed once by the generation ascend_a5",
     "hardware_notes.ascend_950": "the reference's anchors name no heading of our guide",
+    **{f"variants.{v}.hardware_overrides.dgx_spark_gb10": "the DGX Spark settings are written "
+       "once, in the recipe's hardware_overrides (every checkpoint on Spark needs them)"
+       for v in ("default", "fp8", "nvfp4", "dspark")},
 }
 """Every key (dotted path, or a prefix of it) where our document differs from the reference,
 with the reason. The test fails when this is not exactly the set of differing keys."""

@@ -184,8 +184,8 @@ class Brand(Strict):
     """Words after the image when the image has no `vllm serve` entrypoint."""
     visible_devices_env: EnvName | None = None
     """Environment variable that selects devices (CUDA_VISIBLE_DEVICES, ...); none on CPUs."""
-    pip_install: str
-    """Shell lines that install vLLM from pip for this brand."""
+    pip_install: str | None = None
+    """Shell lines that install vLLM from pip for this brand (none: Docker only)."""
     pip_install_nightly: str | None = None
     """Shell lines that install a nightly vLLM (when a recipe needs one)."""
     device: str = "GPU"
