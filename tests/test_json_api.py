@@ -46,6 +46,7 @@ DIFFERENCES = {
     "variants.default.hardware_overrides.ascend_950": "keyed once by the generation ascend_a5",
     "variants.fp8.hardware_overrides.ascend_950": "keyed once by the generation ascend_a5",
     "hardware_notes.ascend_950": "the reference's anchors name no heading of our guide",
+    "hardware_notes.ascend_910c": "the link is inline in the note's text",
     **{f"variants.{v}.hardware_overrides.dgx_spark_gb10": "the DGX Spark settings are written "
        "once, in the recipe's hardware_overrides (every checkpoint on Spark needs them)"
        for v in ("default", "fp8", "nvfp4", "dspark")},
