@@ -15,7 +15,7 @@ from .pd import CONNECTORS, PD_CONNECTOR, pd_summary, pd_volumes
 from .selection import parse_query, resolve, unavailable
 from .types import Command, Data, Note, Result
 
-__all__ = ["build", "render"]
+__all__ = ["build", "render", "render_commands"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -35,12 +35,7 @@ def render(
 ) -> Result:
     """Commands for a complete, resolved selection (see `selection.resolve`)."""
     ctx = Context(catalog, recipe, dict(selection))
-    host_network = ctx.strategy["deploy_type"] != "single_node"
-    volumes = _volumes(ctx)
-    commands = [
-        with_docker(ctx, command, host_network=host_network, volumes=volumes)
-        for command in LAYOUTS[layout_key(ctx.strategy)](ctx)
-    ]
+    commands = _commands(ctx)
     install = install_choices(ctx)
     return {
         "hf_id": recipe["model"]["model_id"],
@@ -54,6 +49,21 @@ def render(
         "notes": _notes(ctx, commands),
         "copy_text": copy_text(commands, selection["install"]),
     }
+
+
+def render_commands(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> list[Command]:
+    """Only the command blocks of a resolved selection: `render` without the summary, notes
+    and the availability of every other choice (for callers that compare many selections)."""
+    return _commands(Context(catalog, recipe, dict(selection)))
+
+
+def _commands(ctx: Context) -> list[Command]:
+    host_network = ctx.strategy["deploy_type"] != "single_node"
+    volumes = _volumes(ctx)
+    return [
+        with_docker(ctx, command, host_network=host_network, volumes=volumes)
+        for command in LAYOUTS[layout_key(ctx.strategy)](ctx)
+    ]
 
 
 def copy_text(commands: list[Command], install: str) -> str:
