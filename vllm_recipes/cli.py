@@ -34,6 +34,11 @@ def _parse_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["diff"]:  # `vllm-recipes diff ...`: see cli_diff.py
+        from .cli_diff import main as diff_main
+
+        return diff_main(words[1:])
     parser = argparse.ArgumentParser(
         prog="vllm-recipes",
         description="Print the command to serve a model with vLLM for a selection.",
@@ -46,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--list", action="store_true", help="list every recipe and variant id")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
 
     try:
         catalog = load_catalog(args.recipes)
