@@ -126,6 +126,8 @@ _DOCKER_VALUE = frozenset({
     "--device-cgroup-rule", "--label-file", "--dns", "--mac-address", "--cgroupns",
 })
 _WRAPPERS = frozenset({"exec", "nohup", "time", "command", "stdbuf"})
+_NUMACTL_SWITCHES = frozenset({"-l", "--localalloc", "-a", "--all", "-s", "--show", "-H",
+                               "--hardware"})
 _PY_ENGINES = {
     "vllm.entrypoints.openai.api_server": "python -m vllm.entrypoints.openai.api_server",
     "dynamo.vllm": "python -m dynamo.vllm",
@@ -268,7 +270,7 @@ def _strip_wrappers(words: list[str], env: dict[str, str]) -> list[str]:
         elif head == "env":
             words = words[1:]
             while words and words[0].startswith("-"):
-                words = words[1:]
+                words = words[2:] if words[0] in ("-u", "--unset", "-C", "--chdir") else words[1:]
             words, assigned = _assignments(words)
             env.update(assigned)
         elif head == "sudo":
@@ -283,7 +285,7 @@ def _strip_wrappers(words: list[str], env: dict[str, str]) -> list[str]:
         elif head == "numactl":
             words = words[1:]
             while words and words[0].startswith("-"):
-                takes = "=" not in words[0] and len(words[0]) == 2
+                takes = "=" not in words[0] and words[0] not in _NUMACTL_SWITCHES
                 words = words[2:] if takes else words[1:]
         elif head == "uv" and words[1:2] == ["run"]:
             words = words[2:]
@@ -459,7 +461,7 @@ def _text(flag: str, value: Any) -> str:
     """A value as a person reads it: a switch as its flag as written (`--no-x`), JSON compact,
     several values space-separated."""
     if isinstance(value, bool):
-        return flag if flag.startswith("-") else ("on" if value else "off")
+        return flag if flag.startswith("-") else json.dumps(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return " ".join(value)
     if isinstance(value, (dict, list)):
