@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .command_diff import CommandDiff, ValueDiff
+from .command_diff import CommandDiff, ValueDiff, summarize
 
 __all__ = ["diff_html", "error_html"]
 
@@ -70,8 +70,9 @@ def _table(body: str, theirs: str) -> str:
     )
 
 
-def diff_html(diff: CommandDiff, *, theirs: str = "Yours") -> str:
-    """The diff of one command; `theirs` heads the command's column."""
+def diff_html(diff: CommandDiff, *, theirs: str = "Yours", phrase: str = "the command") -> str:
+    """The diff of one command; `theirs` heads the command's column and `phrase` names it in
+    the summary ("3 only in the command")."""
     engine = [e for e in diff["flags"] if e["kind"] != "deployment"]
     env = [e for e in diff["env"] if e["kind"] != "deployment"]
     deployment = [e for e in [*diff["flags"], *diff["env"]] if e["kind"] == "deployment"]
@@ -79,7 +80,8 @@ def diff_html(diff: CommandDiff, *, theirs: str = "Yours") -> str:
         deployment.append(diff["image"])
     model = diff["model"]
     body = _rows([model]) + _rows(engine) + _rows(env, env=True)
-    parts = [f'<p class="cdiff-summary">{escape(diff["summary"])}</p>']
+    summary = summarize(diff["counts"], model["status"] != "equal", phrase)
+    parts = [f'<p class="cdiff-summary">{escape(summary)}</p>']
     if body:
         parts.append(_table(body, theirs))
     else:

@@ -36,8 +36,10 @@ from .command_diff import (
 from .errors import SelectionError
 from .selection import choices, parse_query, resolve
 from .types import Command, Data, Result
+from .view import CONNECTOR_LABELS, FRONTEND_LABELS, INSTALL_LABELS, OFFLOAD_LABELS, ROW_LABELS
 
-__all__ = ["ENGINE_ROLES", "Join", "RoleDiff", "join_configuration", "join_hardware"]
+__all__ = ["ENGINE_ROLES", "Join", "RoleDiff", "describe_query", "join_configuration",
+           "join_hardware"]
 
 ENGINE_ROLES = ("serve", "prefill", "decode")
 MISSING_ROLE = 100.0
@@ -65,6 +67,8 @@ class Join(TypedDict):
     selection: dict[str, str]
     summary: str
     """The builder's one-line summary of the selection."""
+    choices: str
+    """The pills picked beyond the hardware, in words ("FP8 (0909), Text only on")."""
     roles: list[RoleDiff]
     distance: float
     counts: dict[str, int]
@@ -153,6 +157,37 @@ def _compare(commands: list[Command], image: str | None,
     return total, roles
 
 
+def describe_query(catalog: Data, recipe: Data, query: Mapping[str, str],
+                   selection: Mapping[str, str] | None = None) -> str:
+    """The keys of a query other than hardware, as the builder's pills name them
+    ("FP8 (0909), Speculative decoding: DSpark, Text only, Python frontend")."""
+    words = []
+    features = recipe.get("features", {})
+    labels = {"frontend": FRONTEND_LABELS, "pd_connector": CONNECTOR_LABELS,
+              "kv_offload": OFFLOAD_LABELS, "install": INSTALL_LABELS}
+    for key, value in query.items():
+        if key == "hardware":
+            continue
+        if key == "variant":
+            words.append(recipe["variants"][value].get("label") or value)
+        elif key == "strategy":
+            words.append(catalog["strategies"][value]["display_name"])
+        elif key in features:
+            feature = features[key]
+            label = feature.get("label") or key
+            value = (selection or {}).get(key, value)
+            mode = (feature.get("modes") or {}).get(value)
+            words.append(f"{label}: {mode['label']}" if mode else (
+                label if value == "on" else f"{label} {value}"))
+        elif key == "frontend":
+            words.append(f"{FRONTEND_LABELS.get(value, value)} frontend")
+        elif key == "nodes":
+            words.append(f"{value} nodes")
+        else:
+            words.append(f"{ROW_LABELS.get(key, key)}: {labels.get(key, {}).get(value, value)}")
+    return ", ".join(words)
+
+
 def _minimal(catalog: Data, recipe: Data, explicit: dict[str, str]) -> dict[str, str]:
     target = resolve(catalog, recipe, explicit)
     query = dict(explicit)
@@ -220,14 +255,16 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
             for status, n in role["diff"]["counts"].items():
                 counts[status] += n
             other_model = other_model or role["diff"]["model"]["status"] != "equal"
+    query = dict(sorted(_minimal(catalog, recipe, explicit).items(),
+                        key=lambda kv: list(options).index(kv[0])))
     return {
         "hardware": hw_id,
         "hardware_match": match,
         "note": note,
-        "query": {k: v for k, v in sorted(_minimal(catalog, recipe, explicit).items(),
-                                          key=lambda kv: list(options).index(kv[0]))},
+        "query": query,
         "selection": result["selection"],
         "summary": result["summary"],
+        "choices": describe_query(catalog, recipe, query, result["selection"]),
         "roles": roles,
         "distance": total,
         "counts": counts,
