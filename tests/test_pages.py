@@ -139,6 +139,7 @@ def xss_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     shutil.copy(RECIPES / "hardware.yaml", tree / "hardware.yaml")
     shutil.copytree(RECIPES / "strategies", tree / "strategies")
     shutil.copytree(XSS_FIXTURE / "models", tree / "models")
+    shutil.copytree(XSS_FIXTURE / "configurations", tree / "configurations")
     site_dir = tmp_path_factory.mktemp("site_xss")
     run = build_site(site_dir, RECIPES_DIR=str(tree))
     assert run.returncode == 0, run.stdout + run.stderr

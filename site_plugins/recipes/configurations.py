@@ -259,7 +259,9 @@ class PublishedConfigurations:
             rev = f' @ {e(weights["revision"][:10])}' if weights.get("revision") else ""
             facts.append(("Weights", f'<code>{e(weights["model"])}</code>{rev}'))
         facts.append(("Submitted", f'{e(x["submitter"])} · {e(_date(x["date"]))}'))
-        dl = "".join(f'<div class="cfg-fact"><dt>{k}</dt><dd>{v}</dd></div>' for k, v in facts)
+        # Labels are text (escaped here); values are HTML made above from escaped text.
+        dl = "".join(f'<div class="cfg-fact"><dt>{e(k)}</dt><dd>{v}</dd></div>'
+                     for k, v in facts)
         badges = "".join(f'<span class="cfg-badge cfg-badge-pick">{e(self.categories[c])}</span>'
                          for c in x["featured"])
         badges += (f'<span class="cfg-badge">{e(FRAMEWORKS[x["framework"]])}'
