@@ -114,10 +114,14 @@ def join_hardware(catalog: Data, recipe: Data, system: Mapping[str, Any]
 
 
 def _engines(configuration: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], ParsedCommand]]:
-    return [
-        (role, parse_argv(role["command"]["argv"], role["command"].get("env", {})))
-        for role in configuration["roles"] if role["role"] in ENGINE_ROLES
-    ]
+    found = []
+    for role in configuration["roles"]:
+        if role["role"] in ENGINE_ROLES:
+            command = role["command"]
+            parsed = parse_argv(command["argv"], command.get("env", {}))
+            parsed["image"] = (command.get("docker") or {}).get("image")
+            found.append((role, parsed))
+    return found
 
 
 def _builder_commands(commands: list[Command], image: str | None

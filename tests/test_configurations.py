@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 from builder import build
+from builder.compare import compare
 from builder.join import join_configuration
+from builder.published import role_text
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe, catalog
 from vllm_recipes.configurations import (
     ConfigurationSet,
@@ -270,3 +272,19 @@ def test_what_they_changed_shows_as_changed(cid: str, claim: str) -> None:
     entry = diff_entries(joins()[cid]).get(claim_key(claim))
     assert entry is not None, f"{claim} is not in the diff at all"
     assert entry["status"] in ("changed", "added", "removed"), entry
+
+
+def test_pasting_a_catalogue_command_gives_the_joins_diff() -> None:
+    """The catalogue's shell text of a command, pasted into the compare box (builder.compare)
+    with the join's selection, diffs exactly as the join does."""
+    checked = 0
+    for config in published()["configurations"]:
+        join = joins()[config["id"]]
+        if join is None or len(join["roles"]) != 1:
+            continue
+        (role,) = [r for r in config["roles"] if r["role"] == join["roles"][0]["role"]]
+        pasted = compare(builder_catalog(), builder_recipe(V41), join["query"],
+                         role_text(role["command"]))
+        assert pasted["diff"] == join["roles"][0]["diff"], config["id"]
+        checked += 1
+    assert checked == 15

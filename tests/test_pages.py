@@ -83,7 +83,7 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
     notes = doc.find_all(cls="rcp-note")
     assert [n.attrs["data-hardware"] for n in notes] == list(recipe.hardware_notes)
     headings = [h.text.rstrip("¶") for h in doc.find_all("h2")]
-    assert headings[:2] == ["Command", "Install vLLM"]
+    assert headings[:3] == ["Command", "Compare your command", "Install vLLM"]
     for heading in re.findall(r"^## (.+)$", recipe.guide, re.M):
         assert heading.strip() in headings
 
