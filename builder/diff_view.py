@@ -27,7 +27,15 @@ def _code(text: str | None) -> str:
     return f"<code>{escape(text)}</code>"
 
 
-def _row(entry: ValueDiff, *, nested: bool = False, env: bool = False) -> str:
+def _value(entry: ValueDiff, side: str) -> str:
+    text = entry[side]  # type: ignore[literal-required]
+    if entry["keys"] and entry["status"] == "changed" and text is not None:
+        n = len(entry["keys"])
+        return f'<span class="cdiff-none">JSON object, {n} key{"s" if n != 1 else ""}</span>'
+    return _code(text)
+
+
+def _row(entry: ValueDiff, theirs: str, *, nested: bool = False, env: bool = False) -> str:
     status = entry["status"]
     label = STATUS_LABELS[status]
     name = escape(entry["name"])
@@ -39,19 +47,21 @@ def _row(entry: ValueDiff, *, nested: bool = False, env: bool = False) -> str:
         f'<tr class="{css}" data-status="{status}" data-key="{escape(entry["key"])}">'
         f'<th scope="row"><code>{name}</code>{kind}'
         f'<span class="cdiff-tag" data-status="{status}">{label}</span></th>'
-        f'<td data-side="recipe">{_code(entry["recipe"])}</td>'
-        f'<td data-side="command">{_code(entry["command"])}</td></tr>'
+        f'<td data-side="recipe" data-label="Recipe">{_value(entry, "recipe")}</td>'
+        f'<td data-side="command" data-label="{escape(theirs)}">{_value(entry, "command")}</td>'
+        "</tr>"
     )
 
 
-def _rows(entries: list[ValueDiff], *, env: bool = False, only_different: bool = True) -> str:
+def _rows(entries: list[ValueDiff], theirs: str, *, env: bool = False) -> str:
     rows = []
     for entry in entries:
-        if only_different and entry["status"] == "equal":
+        if entry["status"] == "equal":
             continue
-        rows.append(_row(entry, env=env))
+        rows.append(_row(entry, theirs, env=env))
         if entry["keys"] and entry["status"] == "changed":
-            rows += [_row(key, nested=True) for key in entry["keys"] if key["status"] != "equal"]
+            rows += [_row(key, theirs, nested=True) for key in entry["keys"]
+                     if key["status"] != "equal"]
             same = sum(1 for key in entry["keys"] if key["status"] == "equal")
             if same:
                 rows.append(
@@ -79,7 +89,7 @@ def diff_html(diff: CommandDiff, *, theirs: str = "Yours", phrase: str = "the co
     if diff["image"] is not None:
         deployment.append(diff["image"])
     model = diff["model"]
-    body = _rows([model]) + _rows(engine) + _rows(env, env=True)
+    body = _rows([model], theirs) + _rows(engine, theirs) + _rows(env, theirs, env=True)
     summary = summarize(diff["counts"], model["status"] != "equal", phrase)
     parts = [f'<p class="cdiff-summary">{escape(summary)}</p>']
     if body:
@@ -92,7 +102,7 @@ def diff_html(diff: CommandDiff, *, theirs: str = "Yours", phrase: str = "the co
         parts.append(
             f'<details class="cdiff-fold" data-fold="deployment"><summary>Deployment-specific '
             f"({len(differing)}): host, port, names, logging, NUMA binding, devices, image"
-            f"</summary>{_table(_rows(differing), theirs)}</details>"
+            f"</summary>{_table(_rows(differing, theirs), theirs)}</details>"
         )
     same = [e for e in [*engine, *env] if e["status"] == "equal"]
     if model["status"] == "equal":

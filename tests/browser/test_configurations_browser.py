@@ -6,13 +6,21 @@ builder.compare (the function Pyodide runs in the page) called on the same input
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from playwright.sync_api import Page, expect
 
 from builder.compare import compare
 from builder.published import role_text
 from tests.browser.conftest import Site
-from tests.browser.widget import PYTHON_TIMEOUT_MS, click_pill, model_url, wait_python
+from tests.browser.widget import (
+    PYTHON_TIMEOUT_MS,
+    click_pill,
+    expected_text,
+    model_url,
+    painted,
+    wait_python,
+)
 from tests.recipes_data import builder_catalog, builder_recipe
 
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
@@ -110,8 +118,13 @@ def _expected_rows(query: dict[str, str], text: str) -> list[tuple[str, str, str
     for entry in [diff["model"], *diff["flags"], *diff["env"]]:
         if entry["kind"] == "deployment" or entry["status"] == "equal":
             continue
-        rows.append((entry["key"], entry["status"], entry["recipe"] or "not set",
-                     entry["command"] or "not set"))
+        if entry["keys"] and entry["status"] == "changed":  # the keys' rows say what differs
+            n = len(entry["keys"])
+            shown = f"JSON object, {n} key{'s' if n != 1 else ''}"
+            rows.append((entry["key"], entry["status"], shown, shown))
+        else:
+            rows.append((entry["key"], entry["status"], entry["recipe"] or "not set",
+                         entry["command"] or "not set"))
         if entry["status"] == "changed":
             rows += [(k["key"], k["status"], k["recipe"] or "not set", k["command"] or "not set")
                      for k in entry["keys"] if k["status"] != "equal"]
@@ -172,3 +185,21 @@ def test_compare_box_garbage_gives_one_line(site_page: Page) -> None:
     # And it still works afterwards.
     _compare(page, "vllm serve meta-llama/Llama-3.1-8B-Instruct")
     expect(page.locator(".cmp-output .cdiff")).to_have_count(1)
+
+
+def test_open_in_the_builder_shows_the_joined_selection(site_page: Page, site: Site) -> None:
+    config = next(c for c in configurations(site) if c["id"] == "b300-vllm-tp2")
+    page = site_page
+    page.goto(model_url(V41))
+    item = page.locator('li.cfg-model-item[data-configuration="b300-vllm-tp2"]')
+    item.locator("a.cfg-open").click()
+    page.wait_for_function("q => location.search === q",
+                           arg="?" + urlencode(config["join"]["query"]))
+    wait_python(page)
+    page.wait_for_function(
+        "q => document.querySelector('.rb-widget')?.dataset.explicit === q",
+        arg=json.dumps(config["join"]["query"], sort_keys=True), timeout=PYTHON_TIMEOUT_MS)
+    shown = painted(page)
+    assert shown["query"] == config["join"]["query"]
+    assert shown["copy_text"] == expected_text(V41, config["join"]["query"])
+    assert shown["summary"] == config["join"]["summary"]
