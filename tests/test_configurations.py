@@ -144,6 +144,10 @@ FILE = "recipes/configurations/aa-agentperf-deepseek-v4.1-flash.yaml"
      "prefill and decode roles"),
     ("    submitter: NVIDIA\n", "    submiter: NVIDIA\n",
      f"{FILE}: configurations.0.submitter: Field required"),
+    ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    colour: blue\n",
+     f"{FILE}: configurations.0.colour: unknown key (not in the schema; check the spelling)"),
+    ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    submitter: AMD\n",
+     f"{FILE}: line 48, column 5: duplicate key 'submitter'"),
 ])
 def test_bad_data_is_one_line_per_problem(tmp_path: Path, old: str, new: str,
                                           error: str) -> None:

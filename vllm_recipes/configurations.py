@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic import BaseModel, Field, StringConstraints, ValidationError, model_validator
 
 from builder.command_diff import CommandError, engine_options, option_identity, parse_argv
 
 from . import schema
 from .errors import InvalidRecipe
-from .loader import Catalog, _display, _UniqueKeyLoader, _validate, publish
+from .loader import Catalog, publish
 from .schema import EnvName, HfId, Identifier
 
 __all__ = [
@@ -239,10 +239,27 @@ class ConfigurationSet(Strict):
 # ----------------------------------------------------------------------------- loading
 
 
-class _Loader(_UniqueKeyLoader):
-    """Dates stay text, so pydantic reports an impossible one as a field error."""
+# Reading is self-contained (the recipe loader's YAML helpers are private to it): duplicate
+# keys are refused, dates stay text so pydantic reports an impossible one as a field error,
+# and every problem is one `file: field: message` line.
 
 
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 _Loader.add_constructor(
     "tag:yaml.org,2002:timestamp",
     lambda loader, node: loader.construct_scalar(node),  # type: ignore[arg-type]
@@ -260,6 +277,29 @@ def _read(path: Path, display: str) -> Any:
         raise InvalidRecipe(f"{display}: {' '.join(str(error).split())}") from None
 
 
+def _validate(data: Any, display: str) -> ConfigurationSet:
+    try:
+        return ConfigurationSet.model_validate(data)
+    except ValidationError as error:
+        lines = []
+        for problem in error.errors():
+            loc = ".".join(str(part) for part in problem["loc"])
+            message = problem["msg"]
+            if problem["type"] == "extra_forbidden":
+                message = "unknown key (not in the schema; check the spelling)"
+            elif problem["type"] == "value_error":
+                message = message.removeprefix("Value error, ")
+            lines.append(f"{display}: {loc}: {message}" if loc else f"{display}: {message}")
+        raise InvalidRecipe("\n".join(lines)) from None
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(Path(root).parent))
+    except ValueError:
+        return str(path)
+
+
 def load_configurations(catalog: Catalog) -> list[ConfigurationSet]:
     """Every configuration set under `<recipes>/configurations/`, validated against the
     catalog; InvalidRecipe lists every problem, one `file: field: message` a line."""
@@ -268,7 +308,7 @@ def load_configurations(catalog: Catalog) -> list[ConfigurationSet]:
     for path in sorted((Path(catalog.root) / DIRECTORY).glob("*.yaml")):
         display = _display(path, catalog.root)
         try:
-            data = _validate(ConfigurationSet, _read(path, display), display)
+            data = _validate(_read(path, display), display)
         except InvalidRecipe as error:
             problems.append(str(error))
             continue
