@@ -293,7 +293,8 @@ class PublishedConfigurations:
 
 def _selection_words(join: Data) -> str:
     """"2× B300 · TP (TP2) · FP8 (0909) — with Speculative decoding: DSpark, Text only on"."""
-    chosen = [part for part in join["choices"].split(", ") if part]
+    chosen = [part for part in join["choices"].split(", ")
+              if part and part not in join["summary"]]  # the summary names the variant
     return join["summary"] + (f" — with {', '.join(chosen)}" if chosen else "")
 
 
