@@ -13,7 +13,7 @@ from .kv_offload import offload_volumes
 from .selection import _Resolver, parse_query
 from .types import Command, Data, Note, Result
 
-__all__ = ["build", "render"]
+__all__ = ["build", "render", "render_commands"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -53,6 +53,11 @@ def render(
         "notes": _notes(ctx, commands),
         "copy_text": copy_text(commands, selection["install"]),
     }
+
+
+def render_commands(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> list[Command]:
+    """The commands alone for a complete, resolved selection (no availability pass)."""
+    return render(catalog, recipe, selection)["commands"]
 
 
 def copy_text(commands: list[Command], install: str) -> str:

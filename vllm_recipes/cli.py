@@ -4,6 +4,7 @@
     vllm-recipes --list [--json]                               every recipe and variant id
     vllm-recipes check [DIR]                                   validate a recipe tree
     vllm-recipes schema                                        print the recipe JSON Schema
+    vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD      a command against the recipe's
 
 It reads the recipe tree through the loader, then calls exactly the builder functions the page
 and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
@@ -38,6 +39,8 @@ EPILOG = (
     + "\n  <feature>     every feature id of the recipe: on, off or a mode name"
     "\n\nother commands:\n  vllm-recipes check [DIR]   validate a recipe tree (default: "
     "recipes/), one line per problem\n  vllm-recipes schema        print the recipe JSON Schema"
+    "\n  vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD|-   compare a command with the "
+    "recipe's"
 )
 
 
@@ -102,7 +105,14 @@ def schema(argv: list[str]) -> int:
     return 0
 
 
-SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"check": check, "schema": schema}
+def diff(argv: list[str]) -> int:
+    from .cli_diff import main as diff_main  # `vllm-recipes diff ...`: see cli_diff.py
+
+    return diff_main(argv)
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "check": check, "schema": schema, "diff": diff}
 
 
 def explain(catalog: Catalog, hf_id: str, result: dict[str, Any]) -> str:

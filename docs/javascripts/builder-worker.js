@@ -6,8 +6,11 @@
 // Messages in:  {type: "init", pyodideURL, builderURL}
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query}
+//               {type: "compare", id, catalogURL, recipeURL, query, text}
 // Messages out: {type: "ready", ms} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, ms} | {type: "error", id, error}
+//               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
+//               builder.compare.compare_state)
 
 // The Python half of the bridge: JSON text in, JSON text out. The recipe JSON the site
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
@@ -38,6 +41,12 @@ def call(catalog_url, recipe_url, query_json):
         "explicit": state["explicit"],
         "notice": state["notice"],
     })
+
+
+def compare(catalog_url, recipe_url, query_json, text):
+    from builder.compare import compare_state
+    return json.dumps(
+        compare_state(_data[catalog_url], _data[recipe_url], json.loads(query_json), text))
 `;
 
 const BUILDER_ROOT = "/rb";
@@ -87,7 +96,12 @@ async function boot({ pyodideURL, builderURL }) {
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(BUILDER_ROOT)})`);
   const module = pyodide.pyimport("_rb_bridge");
   // Each attribute access makes a new proxy: take the three functions once, for the tab.
-  const bridge = { load: module.load, loaded: module.loaded, call: module.call };
+  const bridge = {
+    load: module.load,
+    loaded: module.loaded,
+    call: module.call,
+    compare: module.compare,
+  };
   return { pyodide, bridge, started };
 }
 
@@ -126,6 +140,24 @@ self.onmessage = async ({ data }) => {
       const started = performance.now();
       try {
         const state = await pageState(data);
+        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+      } catch (error) {
+        self.postMessage({ type: "error", id: data.id, error: String(error) });
+      }
+      return;
+    }
+    case "compare": {
+      const started = performance.now();
+      try {
+        const { bridge } = await booting;
+        await Promise.all([
+          ensureData(bridge, data.catalogURL, false),
+          ensureData(bridge, data.recipeURL, true),
+        ]);
+        const state = JSON.parse(
+          bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || {}),
+            String(data.text ?? "")),
+        );
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
         self.postMessage({ type: "error", id: data.id, error: String(error) });

@@ -80,17 +80,22 @@ function notify() {
 }
 
 function pageState(mount, query) {
+  return callPython({
+    type: "page_state",
+    catalogURL: mount.catalogURL,
+    recipeURL: mount.recipeURL,
+    query,
+  });
+}
+
+// One message to the tab's Python worker, answered by {type: "result"}; other page modules
+// (compare.js) import this, so the tab still runs one Python.
+export function callPython(message) {
   if (python.failed) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
-    startPython().postMessage({
-      type: "page_state",
-      id,
-      catalogURL: mount.catalogURL,
-      recipeURL: mount.recipeURL,
-      query,
-    });
+    startPython().postMessage({ ...message, id });
   });
 }
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import yaml
@@ -29,6 +29,7 @@ __all__ = [
     "KEYS_MARKER",
     "BrowseCard",
     "GeneratedPage",
+    "Section",
     "browse_html",
     "format_context",
     "model_page",
@@ -221,8 +222,26 @@ class GeneratedPage:
         return html
 
 
+@dataclass(frozen=True)
+class Section:
+    """A section another module adds to a model page, after the command builder or after
+    the install cards (see `configurations.py`)."""
+
+    after: Literal["command", "install"]
+    heading: str
+    name: str
+    """The slot's name (unique on the page)."""
+    html: str
+
+
+def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> list[str]:
+    return [part for section in sections if section.after == after
+            for part in (f"## {section.heading}\n", page.slot(section.name, section.html))]
+
+
 def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
-               base: str, nonce: str, catalog_json: str) -> GeneratedPage:
+               base: str, nonce: str, catalog_json: str,
+               sections: Sequence[Section] = ()) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
@@ -239,8 +258,10 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         page.slot("hero", hero_html(catalog, recipe, base)),
         "## Command\n",
         page.slot("widget", widget_html(hf_id, state_html, base, catalog_json)),
+        *_sections(page, sections, "command"),
         "## Install vLLM\n",
         page.slot("install", install_html(catalog, result)),
+        *_sections(page, sections, "install"),
     ]
     if recipe.get("hardware_notes"):
         parts += ["## Hardware notes\n", page.slot("notes", notes_html(catalog, recipe))]

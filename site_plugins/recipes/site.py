@@ -26,6 +26,7 @@ from mkdocs.structure.pages import Page
 
 from builder.errors import SelectionError
 from builder.view import page_state
+from vllm_recipes.configurations import load_configurations
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import Catalog, load_catalog
 
@@ -33,10 +34,12 @@ from . import api
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, builder_files, pyodide_files
 from .config import RecipesConfig
+from .configurations import PublishedConfigurations
 from .pages import (
     KEYS_MARKER,
     BrowseCard,
     GeneratedPage,
+    Section,
     browse_html,
     model_page,
     redirect_page,
@@ -73,7 +76,11 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
             f"recipes_dir {recipes_dir}: {error.strerror}: {error.filename} (set the "
             "recipes plugin's recipes_dir, or RECIPES_DIR, to a recipe tree)"
         ) from None
-    site = RecipesSite(catalog, options, config)
+    try:
+        published = PublishedConfigurations(load_configurations(catalog), catalog)
+    except InvalidRecipe as error:
+        raise PluginError(f"invalid configuration data in {recipes_dir}:\n{error}") from None
+    site = RecipesSite(catalog, options, config, published)
     config.markdown_extensions.append(site.markdown)
     return site
 
@@ -89,6 +96,8 @@ class Job:
     nonce: str
     staging: str
     """Directory the recipe's JSON files are written to (mkdocs copies them from there)."""
+    sections: tuple[Section, ...] = ()
+    """Extra model page sections (compare box, published configurations)."""
 
 
 @dataclass
@@ -132,7 +141,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     )
     outputs.pages.append(model_page(
         catalog, recipe, job.guide, state["html"], state["result"],  # type: ignore[arg-type]
-        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=job.sections,
     ))
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
@@ -146,8 +155,10 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
 
 class RecipesSite:
-    def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig):
+    def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig,
+                 published: PublishedConfigurations):
         self.catalog = catalog
+        self.published = published
         self.options = options
         self.base = base_path(config.site_url)
         self.nonce = secrets.token_hex(6)
@@ -196,9 +207,11 @@ class RecipesSite:
         self.cleanup()
         self._staging = tempfile.TemporaryDirectory(prefix="recipes-site-")
         staging = self._staging.name
+        self.published.join(catalog, self.base)
         jobs = [
             Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
-                self.base, self.nonce, staging)
+                self.base, self.nonce, staging,
+                self.published.model_sections(hf_id, self.base, api.CATALOG_JSON))
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []
@@ -232,6 +245,12 @@ class RecipesSite:
             out.append(File.generated(
                 config, uri, content=page.markdown, inclusion=InclusionLevel.NOT_IN_NAV
             ))
+        # Published configurations: their JSON and the catalogue page (in the nav).
+        for uri, content in self.published.endpoints(list(self.catalog.recipes)):
+            text(uri, content)
+        catalogue = self.published.catalogue_page(self.base, self.nonce)
+        self.pages[catalogue.uri] = catalogue
+        text(catalogue.uri, catalogue.markdown)
         self.browse = browse_html(catalog, cards, self.base)
 
         return out
