@@ -6,6 +6,7 @@
 // Messages in:  {type: "init", pyodideURL, builderURL}
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query}
+//               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
 // Messages out: {type: "ready", ms} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, ms} | {type: "error", id, error}
 
@@ -33,6 +34,22 @@ def loaded(url):
 
 def call(catalog_url, recipe_url, query_json):
     state = page_state(_data[catalog_url], _data[recipe_url], json.loads(query_json))
+    return json.dumps({
+        "html": state["html"],
+        "explicit": state["explicit"],
+        "notice": state["notice"],
+    })
+
+
+def load_deployments(url, text):
+    # /<hf_id>/deployments.json: the builder's input is its "data".
+    _data[url] = json.loads(text)["data"]
+
+
+def dynamo_call(url, query_json):
+    from builder.dynamo_view import page_state as dynamo_state
+
+    state = dynamo_state(_data[url], json.loads(query_json))
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
@@ -87,7 +104,8 @@ async function boot({ pyodideURL, builderURL }) {
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(BUILDER_ROOT)})`);
   const module = pyodide.pyimport("_rb_bridge");
   // Each attribute access makes a new proxy: take the three functions once, for the tab.
-  const bridge = { load: module.load, loaded: module.loaded, call: module.call };
+  const bridge = { load: module.load, loaded: module.loaded, call: module.call,
+                   loadDeployments: module.load_deployments, dynamoCall: module.dynamo_call };
   return { pyodide, bridge, started };
 }
 
@@ -101,6 +119,15 @@ async function pageState({ catalogURL, recipeURL, query }) {
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
   return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || {})));
+}
+
+async function dynamoState({ dataURL, query }) {
+  const { bridge } = await booting;
+  if (!bridge.loaded(dataURL)) {
+    const raw = await text(dataURL);
+    if (!bridge.loaded(dataURL)) bridge.loadDeployments(dataURL, raw);
+  }
+  return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
 
 self.onmessage = async ({ data }) => {
@@ -126,6 +153,16 @@ self.onmessage = async ({ data }) => {
       const started = performance.now();
       try {
         const state = await pageState(data);
+        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+      } catch (error) {
+        self.postMessage({ type: "error", id: data.id, error: String(error) });
+      }
+      return;
+    }
+    case "dynamo_state": {
+      const started = performance.now();
+      try {
+        const state = await dynamoState(data);
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
         self.postMessage({ type: "error", id: data.id, error: String(error) });

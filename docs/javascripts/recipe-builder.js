@@ -79,18 +79,26 @@ function notify() {
   for (const listener of python.listeners) listener();
 }
 
-function pageState(mount, query) {
+// One call to the worker's Python; other widgets of the page (dynamo.js) use it too, so a tab
+// runs one Pyodide.
+export function askPython(type, payload) {
   if (python.failed) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
-    startPython().postMessage({
-      type: "page_state",
-      id,
-      catalogURL: mount.catalogURL,
-      recipeURL: mount.recipeURL,
-      query,
-    });
+    startPython().postMessage({ type, id, ...payload });
+  });
+}
+
+export function pythonReady() {
+  return python.ready;
+}
+
+function pageState(mount, query) {
+  return askPython("page_state", {
+    catalogURL: mount.catalogURL,
+    recipeURL: mount.recipeURL,
+    query,
   });
 }
 

@@ -222,8 +222,10 @@ class GeneratedPage:
 
 
 def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
-               base: str, nonce: str, catalog_json: str) -> GeneratedPage:
-    """The guide page of a recipe, at `/<hf_id>/`."""
+               base: str, nonce: str, catalog_json: str,
+               sections: Iterable[tuple[str, str]] = ()) -> GeneratedPage:
+    """The guide page of a recipe, at `/<hf_id>/`; `sections` (heading, HTML) go before the
+    guide, each HTML in a slot."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
     page = GeneratedPage(f"{hf_id}.md", nonce)
@@ -244,6 +246,8 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
     ]
     if recipe.get("hardware_notes"):
         parts += ["## Hardware notes\n", page.slot("notes", notes_html(catalog, recipe))]
+    for number, (heading, html) in enumerate(sections):
+        parts += [f"## {heading}\n", page.slot(f"section{number}", html)]
     guide = guide.strip()
     if guide:
         parts.append(guide + "\n")
