@@ -19,10 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from builder import dynamo
 from builder.api import build
 from builder.errors import SelectionError
 from builder.vocabulary import SELECTION_KEYS
 
+from .deployments import load_deployments
 from .errors import InvalidRecipe
 from .loader import Catalog, load_catalog, load_catalog_with_problems, load_for
 from .schema import json_schema
@@ -41,12 +43,12 @@ EPILOG = (
 )
 
 
-def _parse_pairs(pairs: list[str]) -> dict[str, str]:
+def _parse_pairs(pairs: list[str], example: str = "hardware=h200") -> dict[str, str]:
     query: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise SelectionError(pair, "expected KEY=VALUE (for example hardware=h200)")
+            raise SelectionError(pair, f"expected KEY=VALUE (for example {example})")
         if key in query:
             raise SelectionError(key, "given twice")
         query[key] = value
@@ -154,8 +156,13 @@ def _serve(argv: list[str]) -> int:
                         help="print each option and variable with the file, line and YAML "
                              "path that set it")
     parser.add_argument("--list", action="store_true", help="list every recipe and variant id")
+    parser.add_argument("--dynamo", action="store_true",
+                        help="print the steps that deploy the model with NVIDIA Dynamo on "
+                        "Kubernetes; KEYs are framework, gpu and topology")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
+    if args.dynamo:
+        return dynamo_main(parser, args)
 
     if args.list:
         if args.hf_id or args.pairs or args.explain:
@@ -192,6 +199,37 @@ def _serve(argv: list[str]) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.explain:
         sys.stdout.write(explain(catalog, hf_id, dict(result)))
+    else:
+        sys.stdout.write(result["copy_text"])
+    return 0
+
+
+def dynamo_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """`vllm-recipes HF_ID --dynamo [framework=...] [gpu=...] [topology=...] [--json]`."""
+    try:
+        deployments = load_deployments(args.recipes)
+    except InvalidRecipe as error:
+        print(error, file=sys.stderr)
+        return 1
+    if args.list:
+        for hf_id in deployments.by_model:
+            print(hf_id)
+        return 0
+    if not args.hf_id:
+        parser.error("HF_ID is required (see --dynamo --list)")
+    if args.hf_id not in deployments.by_model:
+        known = ", ".join(deployments.by_model) or "none"
+        print(f"hf_id: no NVIDIA Dynamo deployments for {args.hf_id!r} (models with some: "
+              f"{known})", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        query = _parse_pairs(args.pairs, example="gpu=h200")
+        result = dynamo.build(deployments.published(args.hf_id), query)
+    except SelectionError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result["copy_text"])
     return 0

@@ -173,17 +173,19 @@ class Settings(Strict):
     rows: list[SettingsRow]
     notes: list[str] = []
 
-    @model_validator(mode="after")
-    def _rows_fill_every_column(self) -> Settings:
+    def problems(self) -> list[str]:
+        """Rows that do not give exactly one value per column (checked by `Deployments`, so
+        that the message names the full path)."""
+        found = []
         for number, row in enumerate(self.rows):
             if set(row.values) != set(self.columns):
                 missing = sorted(set(self.columns) - set(row.values))
                 extra = sorted(set(row.values) - set(self.columns))
-                raise ValueError(
+                found.append(
                     f"settings.rows.{number}.values: needs exactly the columns "
                     f"({', '.join(self.columns)}); missing {missing}, unknown {extra}"
                 )
-        return self
+        return found
 
 
 class PerformanceRow(Strict):
@@ -258,6 +260,8 @@ class Deployments(Strict):
             for gpu in frontend.gpus:
                 if gpu not in self.gpus:
                     raise ValueError(f"resources.frontend.{number}.gpus: unknown gpu {gpu!r}")
+        for problem in self.settings.problems():
+            raise ValueError(problem)
         self._check_coverage()
         self._check_performance()
         return self
