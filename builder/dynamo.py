@@ -200,7 +200,7 @@ def _combos(data: Data) -> Iterator[dict[str, str]]:
 
 def _rule(data: Data, combo: Mapping[str, str]) -> Data | None:
     """The `unavailable` rule covering a full combination (a key a rule omits matches all)."""
-    for rule in data["unavailable"]:
+    for rule in data.get("unavailable", []):
         if all(rule.get(key) in (None, value) for key, value in combo.items()):
             return rule
     return None

@@ -571,3 +571,41 @@ def test_cli_model_without_deployments() -> None:
     assert out.returncode == 2
     assert out.stderr == ("hf_id: no NVIDIA Dynamo deployments for "
                           f"'deepseek-ai/DeepSeek-V4-Flash' (models with some: {HF_ID})\n")
+
+
+def _queries() -> list[dict[str, str]]:
+    values = dynamo.choices(data())
+    queries = []
+    for framework in [None, *values["framework"]]:
+        for gpu in [None, *values["gpu"]]:
+            for topology in [None, *values["topology"]]:
+                picked = {"framework": framework, "gpu": gpu, "topology": topology}
+                queries.append({k: v for k, v in picked.items() if v})
+    return queries
+
+
+def test_every_pill_does_what_it_shows() -> None:
+    """From every reachable state: an enabled pill builds and keeps every explicit choice; a
+    disabled one is refused with the reason the pill shows."""
+    checked = 0
+    for explicit in _queries():
+        try:
+            result = dynamo.build(data(), explicit)
+        except SelectionError as error:
+            # Refused only where the reference has no recipe, with its sentence.
+            assert explicit.get("framework") == "sglang"
+            assert error.reason == {"b200": NO_SGLANG_B200, "h200": NO_SGLANG_H200}[
+                explicit["gpu"]]
+            continue
+        assert {k: result["selection"][k] for k in explicit} == explicit
+        for key, values in dynamo.choices(data()).items():
+            for value in values:
+                clicked = {**explicit, key: value}
+                reason = result["unavailable"].get(key, {}).get(value)
+                if reason is None:
+                    assert dynamo.build(data(), clicked)["selection"][key] == value
+                else:
+                    with pytest.raises(SelectionError, match=re.escape(reason)):
+                        dynamo.build(data(), clicked)
+                checked += 1
+    assert checked > 100
