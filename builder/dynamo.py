@@ -28,9 +28,9 @@ import json
 import math
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
+from itertools import pairwise
 from typing import TypedDict
 
-from .arglist import split_options
 from .errors import SelectionError
 from .shell import format_lines, quote
 from .types import Data
@@ -83,8 +83,8 @@ class ShellCommand(TypedDict):
     """The argv of each command of a pipeline (one for a plain command)."""
     stdout: str | None
     """The file standard output is redirected to, if any."""
-    wrap: bool
-    """Shown with one option per line (long requests)."""
+    breaks: list[int]
+    """Indexes of the argv (one-command pipelines) where a continuation line starts."""
 
 
 class Step(TypedDict):
@@ -260,23 +260,21 @@ def combinations(data: Data) -> list[dict[str, object]]:
 # ---------------------------------------------------------------------------------- steps
 
 
-def _cmd(*argv: str, stdout: str | None = None, wrap: bool = False) -> ShellCommand:
-    return {"pipeline": [list(argv)], "stdout": stdout, "wrap": wrap}
+def _cmd(*argv: str, stdout: str | None = None, breaks: tuple[int, ...] = ()) -> ShellCommand:
+    return {"pipeline": [list(argv)], "stdout": stdout, "breaks": list(breaks)}
 
 
 def _pipe(*stages: list[str]) -> ShellCommand:
-    return {"pipeline": [list(s) for s in stages], "stdout": None, "wrap": False}
+    return {"pipeline": [list(s) for s in stages], "stdout": None, "breaks": []}
 
 
 def shell_text(command: ShellCommand) -> str:
-    """One command as shell text: pipeline stages on lines of their own, options one per line
-    when `wrap` is set, then the redirection."""
+    """One command as shell text: pipeline stages on lines of their own, a long command cut
+    at its `breaks`, then the redirection."""
     stages = []
     for argv in command["pipeline"]:
-        if command["wrap"]:
-            stages.append(format_lines(split_options(argv)))
-        else:
-            stages.append(" ".join(quote(token) for token in argv))
+        cuts = [0, *command["breaks"], len(argv)]
+        stages.append(format_lines([argv[a:b] for a, b in pairwise(cuts)]))
     text = PIPE.join(stages)
     if command["stdout"]:
         text += " > " + quote(command["stdout"])
@@ -379,7 +377,7 @@ def _smoke_steps(data: Data, target: Data) -> list[Step]:
         _step(
             "smoke_test", "Send a test request (in another terminal)", check,
             [_cmd("curl", "-sS", f"http://localhost:{port}{smoke['path']}",
-                  "-H", "Content-Type: application/json", "-d", body, wrap=True)],
+                  "-H", "Content-Type: application/json", "-d", body, breaks=(3, 5))],
         ),
     ]
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from builder import dynamo
 from builder.dynamo_view import page_state
@@ -142,94 +141,84 @@ def test_committed_schema_is_current_and_the_yaml_points_at_it() -> None:
         assert first == "# yaml-language-server: $schema=../schema.json", path
 
 
-def _raw() -> dict[str, Any]:
-    return yaml.safe_load(FILE.read_text(encoding="utf-8"))
-
-
-def _set(tree: dict[str, Any], path: str, value: Any) -> None:
-    *parents, last = path.split(".")
-    node: Any = tree
-    for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        if value is _DELETE:
-            del node[int(last)]
-        else:
-            node[int(last)] = value
-    elif value is _DELETE:
-        del node[last]
-    else:
-        node[last] = value
-
-
-_DELETE = object()
+TEXT = FILE.read_text(encoding="utf-8")
+B200_RULE = """  - framework: sglang
+    gpu: b200
+    reason: No SGLang recipe for B200. Select vLLM or GB200.
+"""
+# (text replaced once in the real file, its replacement, text on the line the error names,
+#  the message after `file:line: `). Several messages: one per line, each at that line.
 BROKEN = [
-    pytest.param({"targets.0.layot": "Two"},
-                 "targets.0.layot: unknown key (not in the schema; check the spelling)",
-                 id="typo"),
-    pytest.param({"targets.0.gpu": "a100"},
-                 "targets.0.gpu: unknown gpu 'a100' (known: gb200, b200, h200)",
+    pytest.param("    layout: Two TP4 workers\n", "    layout: Two TP4 workers\n    layot: x\n",
+                 "layot:", "targets[0].layot: unknown key (not in the schema; check the "
+                 "spelling)", id="typo"),
+    pytest.param("  - framework: vllm\n    gpu: gb200\n", "  - framework: vllm\n    gpu: a100\n",
+                 "gpu: a100", "targets[0].gpu: unknown gpu 'a100' (known: gb200, b200, h200)",
                  id="unknown-gpu"),
-    pytest.param({"targets.0.topology": "hybrid"},
-                 "targets.0.topology: Input should be 'aggregated' or 'disaggregated'",
+    pytest.param("    topology: aggregated\n", "    topology: hybrid\n", "topology: hybrid",
+                 "targets[0].topology: Input should be 'aggregated' or 'disaggregated'",
                  id="unknown-topology"),
-    pytest.param({"targets.0.frontend_service": "Frontend_Service"},
-                 "targets.0.frontend_service: String should match pattern "
-                 "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'",
-                 id="service-name"),
-    pytest.param({"unavailable.1": _DELETE},
-                 "sglang/b200/aggregated is neither a target nor covered by an unavailable "
-                 "rule (add one with its reason)",
-                 id="uncovered-combination"),
-    pytest.param({"unavailable.1": {"framework": "vllm", "gpu": "h200", "reason": "x"}},
-                 "unavailable.1: covers vllm/h200/aggregated, which is targets.4",
+    pytest.param("dsv41-flash-vllm-gb200-agg-agentic-frontend", "Frontend_Service",
+                 "Frontend_Service", "targets[0].frontend_service: String should match "
+                 "pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'", id="service-name"),
+    pytest.param(B200_RULE, "", "unavailable:",
+                 "unavailable: sglang/b200/aggregated is neither a target nor covered by a "
+                 "rule (add one with its reason)\n"
+                 "unavailable: sglang/b200/disaggregated is neither a target nor covered by a "
+                 "rule (add one with its reason)", id="uncovered-combination"),
+    pytest.param(B200_RULE, B200_RULE + "  - framework: vllm\n    gpu: h200\n    reason: x\n",
+                 "framework: vllm\n    gpu: h200\n    reason: x",
+                 "unavailable[2]: covers vllm/h200/aggregated, which is targets[4]\n"
+                 "unavailable[2]: covers vllm/h200/disaggregated, which is targets[5]",
                  id="rule-over-a-target"),
-    pytest.param({"unavailable.1": {"gpu": "h200", "framework": "sglang",
-                                    "topology": "aggregated", "reason": "again"}},
-                 "sglang/b200/aggregated is neither a target nor covered by an unavailable "
-                 "rule (add one with its reason)",
-                 id="rule-replaced"),
-    pytest.param({"targets.1.topology": "aggregated"},
-                 "targets.1: same framework, gpu and topology as targets.0",
-                 id="duplicate-target"),
-    pytest.param({"targets.0.settings": "gb300_agg"},
-                 "targets.0.settings: unknown column 'gb300_agg'", id="settings-column"),
-    pytest.param({"settings.rows.0.values": {"blackwell_agg": "x"}},
-                 "settings.rows.0.values: needs exactly the columns (blackwell_agg, "
-                 "b200_disagg, gb200_disagg, h200_agg, h200_disagg); missing ['b200_disagg', "
-                 "'gb200_disagg', 'h200_agg', 'h200_disagg'], unknown []",
-                 id="settings-row"),
-    pytest.param({"performance.rows.0.framework": "sglang"},
-                 "performance.rows.0: sglang/b200/aggregated is not a target",
+    pytest.param(B200_RULE, B200_RULE + "  - framework: sglang\n    gpu: h200\n"
+                 "    topology: aggregated\n    reason: again\n",
+                 "framework: sglang\n    gpu: h200\n    topology: aggregated",
+                 "unavailable[2]: sglang/h200/aggregated is already covered by unavailable[0]",
+                 id="rule-twice"),
+    pytest.param("    topology: disaggregated\n", "    topology: aggregated\n",
+                 "  - framework: vllm\n    gpu: gb200\n    topology: aggregated\n    gpus: 8\n"
+                 "    layout: One", "targets[1]: same framework, gpu and topology as "
+                 "targets[0]", id="duplicate-target"),
+    pytest.param("    settings: blackwell_agg\n", "    settings: gb300_agg\n", "gb300_agg",
+                 "targets[0].settings: unknown column 'gb300_agg' (known: blackwell_agg, "
+                 "b200_disagg, gb200_disagg, h200_agg, h200_disagg)", id="settings-column"),
+    pytest.param('        b200_disagg: "`deep_gemm_mega_moe`"\n', "", "      values:",
+                 "settings.rows[0].values: no value for b200_disagg", id="settings-row"),
+    pytest.param("    - framework: vllm\n      gpu: b200\n",
+                 "    - framework: sglang\n      gpu: b200\n", "- framework: sglang\n      gpu",
+                 "performance.rows[0]: sglang/b200/aggregated is not a target",
                  id="performance-row-target"),
-    pytest.param({"performance.rows.0.output_tok_s_per_gpu": 0},
-                 "performance.rows.0.output_tok_s_per_gpu: Input should be greater than 0",
-                 id="performance-value"),
-    pytest.param({"defaults.framework": "sglang", "defaults.gpu": "h200"},
+    pytest.param("output_tok_s_per_gpu: 990.57", "output_tok_s_per_gpu: 0",
+                 "output_tok_s_per_gpu: 0", "performance.rows[0].output_tok_s_per_gpu: Input "
+                 "should be greater than 0", id="performance-value"),
+    pytest.param("defaults:\n  framework: vllm\n  gpu: gb200",
+                 "defaults:\n  framework: sglang\n  gpu: h200", "defaults:",
                  "defaults: sglang/h200/aggregated is not a target", id="defaults"),
-    pytest.param({"model_id": "deepseek-ai/DeepSeek-V4-Flash"},
+    pytest.param(f"model_id: {HF_ID}", "model_id: deepseek-ai/DeepSeek-V4-Flash", "model_id:",
                  "model_id: 'deepseek-ai/DeepSeek-V4-Flash' must match the file path "
-                 "('deepseek-ai/DeepSeek-V4.1-Flash')",
-                 id="model-id"),
+                 "('deepseek-ai/DeepSeek-V4.1-Flash')", id="model-id"),
+    pytest.param("frontend_port: 8000\n", "frontend_port: 8000\nsummary: again\n",
+                 "summary: again", "column 1: duplicate key 'summary'", id="duplicate-key"),
 ]
 
 
-@pytest.mark.parametrize(("changes", "message"), BROKEN)
-def test_broken_data_is_one_line_naming_file_and_field(
-    tmp_path: Path, changes: dict[str, Any], message: str
+@pytest.mark.parametrize(("old", "new", "marker", "message"), BROKEN)
+def test_broken_data_gives_file_line_field_message(
+    tmp_path: Path, old: str, new: str, marker: str, message: str
 ) -> None:
-    tree = _raw()
-    for path, value in changes.items():
-        _set(tree, path, value)
+    assert TEXT.count(old) >= 1
+    text = TEXT.replace(old, new, 1)
     root = tmp_path / "recipes"
     (root / "deployments" / "deepseek-ai").mkdir(parents=True)
     (root / "models" / "deepseek-ai").mkdir(parents=True)
     (root / "models" / f"{HF_ID}.yaml").write_text("", encoding="utf-8")
-    (root / "deployments" / f"{HF_ID}.yaml").write_text(
-        yaml.safe_dump(tree, sort_keys=False, allow_unicode=True), "utf-8")
+    (root / "deployments" / f"{HF_ID}.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(InvalidRecipe) as error:
         load_deployments(root)
-    assert str(error.value) == f"{DISPLAY}: {message}"
+    line = text[:text.index(marker)].count("\n") + 1  # where the marker starts
+    expected = "\n".join(f"{DISPLAY}:{line}: {m}" for m in message.split("\n"))
+    assert str(error.value) == expected
 
 
 def test_deployments_without_a_recipe_are_refused(tmp_path: Path) -> None:
@@ -239,7 +228,7 @@ def test_deployments_without_a_recipe_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidRecipe) as error:
         load_deployments(root)
     assert str(error.value) == (
-        f"{DISPLAY}: model_id: no recipe for '{HF_ID}' (expected models/{HF_ID}.yaml)")
+        f"{DISPLAY}:5: model_id: no recipe for '{HF_ID}' (expected models/{HF_ID}.yaml)")
 
 
 # ----------------------------------------------------------------------- combinations

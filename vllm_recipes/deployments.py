@@ -1,10 +1,12 @@
 """NVIDIA Dynamo deployment targets of a model: their pydantic schema and their loader.
 
 One file per model, `recipes/deployments/<hf_org>/<hf_repo>.yaml`, beside the model's recipe
-(`recipes/models/<hf_org>/<hf_repo>.yaml`, which must exist). Rules inside one file are
-checked here: every framework × GPU × topology combination is either exactly one target or
-covered by exactly one `unavailable` rule, never both; targets, settings columns and
-performance rows name values that exist. `builder.dynamo` turns the data into steps.
+(`recipes/models/<hf_org>/<hf_repo>.yaml`, which must exist). Beyond the schema,
+`check_deployments` checks: every framework × GPU × topology combination is either exactly one
+target or covered by exactly one `unavailable` rule, never both; the defaults are a target;
+targets, rules, notes, settings columns and performance rows name values that exist; every
+settings row gives one value per column. Each problem is `file:line: field: message`.
+`builder.dynamo` turns the data into steps.
 
 ``python -m vllm_recipes.deployments`` prints the JSON Schema committed as
 ``recipes/deployments/schema.json``.
@@ -23,13 +25,15 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from builder.dynamo import DEPLOY_KINDS, KEYS, TOPOLOGIES
 
 from .errors import InvalidRecipe
-from .loader import _display, _read_yaml, _validate, publish
+from .loader import publish, validate
 from .schema import HfId, Identifier
+from .yaml_source import Located, YamlFile, read_yaml
 
 __all__ = [
     "DEPLOYMENTS_DIR",
     "Deployments",
     "DeploymentsSet",
+    "check_deployments",
     "json_schema",
     "load_deployments",
 ]
@@ -173,20 +177,6 @@ class Settings(Strict):
     rows: list[SettingsRow]
     notes: list[str] = []
 
-    def problems(self) -> list[str]:
-        """Rows that do not give exactly one value per column (checked by `Deployments`, so
-        that the message names the full path)."""
-        found = []
-        for number, row in enumerate(self.rows):
-            if set(row.values) != set(self.columns):
-                missing = sorted(set(self.columns) - set(row.values))
-                extra = sorted(set(row.values) - set(self.columns))
-                found.append(
-                    f"settings.rows.{number}.values: needs exactly the columns "
-                    f"({', '.join(self.columns)}); missing {missing}, unknown {extra}"
-                )
-        return found
-
 
 class PerformanceRow(Strict):
     framework: Identifier
@@ -229,87 +219,97 @@ class Deployments(Strict):
     settings: Settings
     performance: Performance
 
-    def _known(self, key: str) -> dict[str, Any]:
-        return {"framework": self.frameworks, "gpu": self.gpus,
-                "topology": self.topologies}[key]
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Deployments:
-        def check_names(where: str, item: Any) -> None:
-            for key in KEYS:
-                value = getattr(item, key)
-                values = value if isinstance(value, list) else [value]
-                for name in values:
-                    if name is not None and name not in self._known(key):
-                        raise ValueError(
-                            f"{where}.{key}: unknown {key} {name!r} (known: "
-                            f"{', '.join(self._known(key))})"
-                        )
+def _combo(item: Any) -> tuple[str, str, str]:
+    return (item.framework, item.gpu, item.topology)
 
-        check_names("defaults", self.defaults)
-        for number, target in enumerate(self.targets):
-            check_names(f"targets.{number}", target)
-            if target.settings and target.settings not in self.settings.columns:
-                raise ValueError(f"targets.{number}.settings: unknown column "
-                                 f"{target.settings!r}")
-        for number, rule in enumerate(self.unavailable):
-            check_names(f"unavailable.{number}", rule)
-        for number, note in enumerate(self.prerequisites):
-            check_names(f"prerequisites.{number}.when", note.when)
-        for number, frontend in enumerate(self.resources.frontend):
-            for gpu in frontend.gpus:
-                if gpu not in self.gpus:
-                    raise ValueError(f"resources.frontend.{number}.gpus: unknown gpu {gpu!r}")
-        for problem in self.settings.problems():
-            raise ValueError(problem)
-        self._check_coverage()
-        self._check_performance()
-        return self
 
-    def _check_coverage(self) -> None:
-        """Every combination is one target or one rule's, never both, never neither."""
-        targets: dict[tuple[str, str, str], int] = {}
-        for number, target in enumerate(self.targets):
-            combo = (target.framework, target.gpu, target.topology)
-            if combo in targets:
-                raise ValueError(f"targets.{number}: same framework, gpu and topology as "
-                                 f"targets.{targets[combo]}")
-            targets[combo] = number
-        for framework in self.frameworks:
-            for gpu in self.gpus:
-                for topology in self.topologies:
-                    combo = (framework, gpu, topology)
-                    rules = [n for n, r in enumerate(self.unavailable)
-                             if all(getattr(r, k) in (None, v)
-                                    for k, v in zip(KEYS, combo, strict=True))]
-                    name = "/".join(combo)
-                    if combo in targets and rules:
-                        raise ValueError(f"unavailable.{rules[0]}: covers {name}, which is "
-                                         f"targets.{targets[combo]}")
-                    if combo not in targets and not rules:
-                        raise ValueError(f"{name} is neither a target nor covered by an "
-                                         "unavailable rule (add one with its reason)")
-                    if len(rules) > 1:
-                        raise ValueError(f"unavailable.{rules[1]}: {name} is already covered "
-                                         f"by unavailable.{rules[0]}")
-        defaults = (self.defaults.framework, self.defaults.gpu, self.defaults.topology)
-        if defaults not in targets:
-            raise ValueError(f"defaults: {'/'.join(defaults)} is not a target")
+def check_deployments(data: Deployments, source: YamlFile) -> list[Located]:
+    """Problems of a schema-valid deployments file that involve several of its parts."""
+    problems: list[Located] = []
 
-    def _check_performance(self) -> None:
-        seen: dict[tuple[str, str, str], int] = {}
-        targets = {(t.framework, t.gpu, t.topology) for t in self.targets}
-        for number, row in enumerate(self.performance.rows):
-            combo = (row.framework, row.gpu, row.topology)
-            if combo not in targets:
-                raise ValueError(f"performance.rows.{number}: {'/'.join(combo)} is not a "
-                                 "target")
-            if combo in seen:
-                raise ValueError(f"performance.rows.{number}: {'/'.join(combo)} is already "
-                                 f"performance.rows.{seen[combo]}")
-            seen[combo] = number
-        if not self.performance.rows:
-            raise ValueError("performance.rows: give at least one measured row")
+    def bad(loc: tuple[Any, ...], message: str) -> None:
+        problems.append(source.problem(loc, message))
+
+    known: dict[str, Any] = {"framework": data.frameworks, "gpu": data.gpus,
+                             "topology": data.topologies}
+
+    def need(where: tuple[Any, ...], item: Any) -> bool:
+        ok = True
+        for key in KEYS:
+            value = getattr(item, key)
+            for index, name in enumerate(value if isinstance(value, list) else [value]):
+                if name is not None and name not in known[key]:
+                    loc = (*where, key, index) if isinstance(value, list) else (*where, key)
+                    bad(loc, f"unknown {key} {name!r} (known: {', '.join(known[key])})")
+                    ok = False
+        return ok
+
+    need(("defaults",), data.defaults)
+    targets: dict[tuple[str, str, str], int] = {}
+    for number, target in enumerate(data.targets):
+        if not need(("targets", number), target):
+            continue
+        if target.settings and target.settings not in data.settings.columns:
+            bad(("targets", number, "settings"), f"unknown column {target.settings!r} (known: "
+                f"{', '.join(data.settings.columns)})")
+        if _combo(target) in targets:
+            bad(("targets", number), "same framework, gpu and topology as "
+                f"targets[{targets[_combo(target)]}]")
+        targets.setdefault(_combo(target), number)
+    rules_ok = all([need(("unavailable", n), rule) for n, rule in enumerate(data.unavailable)])
+    for number, note in enumerate(data.prerequisites):
+        need(("prerequisites", number, "when"), note.when)
+    for number, frontend in enumerate(data.resources.frontend):
+        for index, gpu in enumerate(frontend.gpus):
+            if gpu not in data.gpus:
+                bad(("resources", "frontend", number, "gpus", index), f"unknown gpu {gpu!r}")
+    for number, row in enumerate(data.settings.rows):
+        missing = [c for c in data.settings.columns if c not in row.values]
+        for column in row.values:
+            if column not in data.settings.columns:
+                bad(("settings", "rows", number, "values", column), "not a column (known: "
+                    f"{', '.join(data.settings.columns)})")
+        if missing:
+            bad(("settings", "rows", number, "values"), f"no value for {', '.join(missing)}")
+    if rules_ok and not problems:
+        _check_coverage(data, targets, bad)
+    if problems:  # the rest would only repeat the problems above
+        return problems
+    measured: dict[tuple[str, str, str], int] = {}
+    for number, row in enumerate(data.performance.rows):
+        where = ("performance", "rows", number)
+        if _combo(row) not in targets:
+            bad(where, f"{'/'.join(_combo(row))} is not a target")
+        elif _combo(row) in measured:
+            bad(where, f"{'/'.join(_combo(row))} is already performance.rows"
+                f"[{measured[_combo(row)]}]")
+        measured.setdefault(_combo(row), number)
+    return problems
+
+
+def _check_coverage(data: Deployments, targets: dict[tuple[str, str, str], int],
+                    bad: Any) -> None:
+    """Every combination is one target or one rule's, never both, never neither."""
+    for framework in data.frameworks:
+        for gpu in data.gpus:
+            for topology in data.topologies:
+                combo = (framework, gpu, topology)
+                rules = [n for n, rule in enumerate(data.unavailable)
+                         if all(getattr(rule, key) in (None, value)
+                                for key, value in zip(KEYS, combo, strict=True))]
+                name = "/".join(combo)
+                if combo in targets and rules:
+                    bad(("unavailable", rules[0]),
+                        f"covers {name}, which is targets[{targets[combo]}]")
+                elif combo not in targets and not rules:
+                    bad(("unavailable",), f"{name} is neither a target nor covered by a rule "
+                        "(add one with its reason)")
+                elif len(rules) > 1:
+                    bad(("unavailable", rules[1]),
+                        f"{name} is already covered by unavailable[{rules[0]}]")
+    if _combo(data.defaults) not in targets:
+        bad(("defaults",), f"{'/'.join(_combo(data.defaults))} is not a target")
 
 
 @dataclass(frozen=True)
@@ -327,26 +327,32 @@ class DeploymentsSet:
 def load_deployments(root: Path) -> DeploymentsSet:
     """Load `root/deployments/*/*.yaml` (root is the `recipes/` folder).
 
-    Raises InvalidRecipe with one `path: field: message` line per problem."""
+    Raises InvalidRecipe with one `file:line: field: message` line per problem."""
     root = Path(root)
     problems: list[str] = []
     by_model: dict[str, Deployments] = {}
     paths: dict[str, Path] = {}
     for path in sorted((root / DEPLOYMENTS_DIR).glob("*/*.yaml")):
-        display = _display(path, root)
+        display = str(path.relative_to(root.parent))
         try:
-            data = _validate(Deployments, _read_yaml(path, display), display)
+            source = read_yaml(path, display)
         except InvalidRecipe as error:
             problems.append(str(error))
             continue
+        data, found = validate(Deployments, source)
+        if data is None:
+            problems += [str(p) for p in found]
+            continue
         expected = f"{path.parent.name}/{path.stem}"
         if data.model_id != expected:
-            problems.append(f"{display}: model_id: {data.model_id!r} must match the file path "
-                            f"({expected!r})")
-            continue
-        if not (root / "models" / f"{expected}.yaml").is_file():
-            problems.append(f"{display}: model_id: no recipe for {expected!r} (expected "
-                            f"models/{expected}.yaml)")
+            found.append(source.problem(("model_id",), f"{data.model_id!r} must match the "
+                                                       f"file path ({expected!r})"))
+        elif not (root / "models" / f"{expected}.yaml").is_file():
+            found.append(source.problem(("model_id",), f"no recipe for {expected!r} "
+                                                       f"(expected models/{expected}.yaml)"))
+        found += check_deployments(data, source)
+        if found:
+            problems += [str(p) for p in found]
             continue
         by_model[expected] = data
         paths[expected] = path
