@@ -417,19 +417,19 @@ def prerequisites(data: Data, target: Data) -> list[dict[str, str]]:
     cache = data["model_cache"]
     items = [
         {"id": "cluster", "title": "Cluster",
-         "text": f"A Kubernetes cluster with a compatible Dynamo operator and {target['gpus']} "
-                 f"{gpu['label']} GPUs for this target, on {gpu['node_arch'].upper()} worker "
-                 "nodes."},
+         "text": f"Kubernetes running a Dynamo operator that supports these recipes, and "
+                 f"{target['gpus']} {gpu['label']} GPUs for this target on "
+                 f"{gpu['node_arch'].upper()} worker nodes."},
     ]
     for frontend in resources["frontend"]:
         if target["gpu"] in frontend["gpus"]:
             items.append({"id": "frontend", "title": "Per frontend",
                           "text": f"{frontend['cpu_cores']} CPU cores and "
-                                  f"{frontend['memory_gib']} GiB of host memory."})
+                                  f"{frontend['memory_gib']} GiB host memory."})
     worker_text = (
         f"{worker['gpus']} GPUs, {worker['cpu_cores']} CPU cores, {worker['memory_gib']} GiB "
-        f"of host memory, {worker['ephemeral_storage_gib']} GiB of ephemeral storage, and "
-        f"room for a {worker['shared_memory_gib']} GiB shared-memory volume."
+        f"host memory, {worker['ephemeral_storage_gib']} GiB ephemeral storage, and a "
+        f"{worker['shared_memory_gib']} GiB shared-memory volume."
     )
     if resources.get("note"):
         worker_text += " " + resources["note"]

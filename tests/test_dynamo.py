@@ -313,6 +313,46 @@ def test_steps_carry_the_reference_commands(combo: tuple[str, str, str]) -> None
     assert commands == "\n".join(s["shell"] for s in result["steps"]).splitlines()
 
 
+REFERENCE = (Path(__file__).resolve().parents[2]
+             / "shared/reference/dynamo-deepseek-v4.1-flash-deployments.txt")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", re.sub(r"`[^`]*`", " ", text).lower())
+
+
+def _our_prose() -> list[str]:
+    """Every sentence we wrote: the data's prose fields and the builder's step and
+    prerequisite texts (not facts such as layouts, reasons, paths or numbers)."""
+    d = data()
+    texts = [d["summary"], d["resources"].get("note", ""), d["performance"]["notes"],
+             *d["settings"]["notes"], *(c.get("description", "") for c in d["topologies"].values())]
+    texts += [p["text"] for p in d["prerequisites"]]
+    for target in d["targets"]:
+        texts += [*target.get("notes", []), target.get("smoke_test_note", "")]
+    for combo, reason in COMBINATIONS.items():
+        if reason is None:
+            result = dynamo.build(d, selection(combo))
+            texts += [s["text"] for s in result["steps"]]
+            texts += [p["text"] for p in result["prerequisites"]]
+    return texts
+
+
+def test_our_prose_is_in_our_own_words() -> None:
+    """No run of 10 words of the reference page's text appears in what we wrote."""
+    if not REFERENCE.exists():
+        pytest.skip("the reference page is not next to this checkout")
+    size = 10
+    page = _words(REFERENCE.read_text(encoding="utf-8"))
+    runs = {tuple(page[i:i + size]) for i in range(len(page) - size + 1)}
+    copied = set()
+    for text in _our_prose():
+        words = _words(text)
+        copied |= {" ".join(words[i:i + size]) for i in range(len(words) - size + 1)
+                   if tuple(words[i:i + size]) in runs}
+    assert not copied, sorted(copied)
+
+
 def test_the_sglang_disaggregated_smoke_test_warns_about_empty_answers() -> None:
     text = _step(dynamo.build(data(), {"framework": "sglang", "topology": "disaggregated"}),
                  "smoke_test")["text"]
@@ -361,19 +401,19 @@ def test_prerequisites_follow_the_target() -> None:
 
     gb200 = texts({})
     assert "8 GB200 GPUs" in gb200 and "ARM64" in gb200
-    assert "16 CPU cores and 128 GiB of host memory" in gb200
+    assert "16 CPU cores and 128 GiB host memory" in gb200
     assert "Kustomize v5.8.1" in gb200 and "NVLink clique" in gb200
     h200_agg = texts({"gpu": "h200"})
     assert "16 H200 GPUs" in h200_agg and "AMD64" in h200_agg
-    assert "4 CPU cores and 8 GiB of host memory" in h200_agg
+    assert "4 CPU cores and 8 GiB host memory" in h200_agg
     assert "PCIDEVICE_RDMA_IB" not in h200_agg
     h200_disagg = texts({"gpu": "h200", "topology": "disaggregated"})
     assert "8 H200 GPUs" in h200_disagg and "PCIDEVICE_RDMA_IB_INFO" in h200_disagg
     sglang = texts({"framework": "sglang"})
     assert "Kustomize" not in sglang
     for text in (gb200, h200_agg, sglang):
-        assert ("4 GPUs, 16 CPU cores, 512 GiB of host memory, 64 GiB of ephemeral storage, "
-                "and room for a 200 GiB shared-memory volume") in text
+        assert ("4 GPUs, 16 CPU cores, 512 GiB host memory, 64 GiB ephemeral storage, and a "
+                "200 GiB shared-memory volume") in text
         assert "`shared-model-cache`" in text
 
 

@@ -75,9 +75,8 @@ def test_model_page_has_the_prerendered_widget(built_site: BuiltSite) -> None:
     mount = tree.find("div", "dy-mount")
     assert mount.attrs["data-deployments-json"] == f"/{HF_ID}/deployments.json"
     assert page_state(data(), {})["html"] in html
-    # The section sits before the guide's own Dynamo prose.
-    assert html.index('id="deploy-with-nvidia-dynamo"') < html.index(
-        'id="serving-with-nvidia-dynamo"')
+    # The section follows the install section (and goes before the guide).
+    assert html.index('id="install-vllm"') < html.index('id="deploy-with-nvidia-dynamo"')
     link = tree.find("p", "dy-links").find("a")
     assert (built_site.root / link.attrs["href"].lstrip("/")).is_file()
 
