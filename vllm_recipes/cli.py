@@ -4,6 +4,7 @@
     vllm-recipes --list [--json]                               every recipe and variant id
     vllm-recipes check [DIR]                                   validate a recipe tree
     vllm-recipes schema                                        print the recipe JSON Schema
+    vllm-recipes HF_ID --dynamo [KEY=VALUE ...] [--json]       NVIDIA Dynamo deployment steps
 
 It reads the recipe tree through the loader, then calls exactly the builder functions the page
 and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
@@ -24,7 +25,7 @@ from builder.api import build
 from builder.errors import SelectionError
 from builder.vocabulary import SELECTION_KEYS
 
-from .deployments import load_deployments
+from .deployments import load_deployments, load_deployments_with_problems
 from .errors import InvalidRecipe
 from .loader import Catalog, load_catalog, load_catalog_with_problems, load_for
 from .schema import json_schema
@@ -87,6 +88,7 @@ def check(argv: list[str]) -> int:
     if not (args.dir / "hardware.yaml").is_file():
         return _usage(f"{args.dir}: not a recipe tree (no hardware.yaml)")
     catalog, problems = load_catalog_with_problems(args.dir)
+    problems = [*problems, *load_deployments_with_problems(args.dir)[1]]
     for problem in problems:
         print(problem)
     if problems or catalog is None:
@@ -162,7 +164,7 @@ def _serve(argv: list[str]) -> int:
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
     args = parser.parse_intermixed_args(argv)
     if args.dynamo:
-        return dynamo_main(parser, args)
+        return dynamo_main(args)
 
     if args.list:
         if args.hf_id or args.pairs or args.explain:
@@ -204,19 +206,22 @@ def _serve(argv: list[str]) -> int:
     return 0
 
 
-def dynamo_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """`vllm-recipes HF_ID --dynamo [framework=...] [gpu=...] [topology=...] [--json]`."""
+def dynamo_main(args: argparse.Namespace) -> int:
+    """`vllm-recipes HF_ID --dynamo [framework=...] [gpu=...] [topology=...] [--json]`: the
+    steps that deploy a model's NVIDIA Dynamo target (builder.dynamo, as the page)."""
+    if args.explain:
+        return _usage("--explain is for vLLM commands; with --dynamo use --json")
     try:
         deployments = load_deployments(args.recipes)
     except InvalidRecipe as error:
         print(error, file=sys.stderr)
-        return 1
+        return EXIT_PROBLEMS
     if args.list:
         for hf_id in deployments.by_model:
             print(hf_id)
         return 0
     if not args.hf_id:
-        parser.error("HF_ID is required (see --dynamo --list)")
+        return _usage("HF_ID is required (see vllm-recipes --dynamo --list)")
     if args.hf_id not in deployments.by_model:
         known = ", ".join(deployments.by_model) or "none"
         print(f"hf_id: no NVIDIA Dynamo deployments for {args.hf_id!r} (models with some: "

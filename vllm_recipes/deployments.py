@@ -36,6 +36,7 @@ __all__ = [
     "check_deployments",
     "json_schema",
     "load_deployments",
+    "load_deployments_with_problems",
 ]
 
 DEPLOYMENTS_DIR = "deployments"
@@ -328,6 +329,14 @@ def load_deployments(root: Path) -> DeploymentsSet:
     """Load `root/deployments/*/*.yaml` (root is the `recipes/` folder).
 
     Raises InvalidRecipe with one `file:line: field: message` line per problem."""
+    loaded, problems = load_deployments_with_problems(root)
+    if problems:
+        raise InvalidRecipe("\n".join(problems))
+    return loaded
+
+
+def load_deployments_with_problems(root: Path) -> tuple[DeploymentsSet, list[str]]:
+    """The valid deployment files, and one `file:line: field: message` per problem."""
     root = Path(root)
     problems: list[str] = []
     by_model: dict[str, Deployments] = {}
@@ -356,9 +365,7 @@ def load_deployments(root: Path) -> DeploymentsSet:
             continue
         by_model[expected] = data
         paths[expected] = path
-    if problems:
-        raise InvalidRecipe("\n".join(problems))
-    return DeploymentsSet(by_model, paths)
+    return DeploymentsSet(by_model, paths), problems
 
 
 def json_schema() -> dict[str, object]:
