@@ -66,6 +66,7 @@ lint: install-py
 schema: install-py
 	$(VENV)/bin/vllm-recipes schema > recipes/schema.json
 	$(PY) -m vllm_recipes.configurations > recipes/configurations/schema.json
+	$(PY) -m vllm_recipes.deployments > recipes/deployments/schema.json
 
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build

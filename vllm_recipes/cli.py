@@ -5,6 +5,7 @@
     vllm-recipes check [DIR]                                   validate a recipe tree
     vllm-recipes schema                                        print the recipe JSON Schema
     vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD      a command against the recipe's
+    vllm-recipes HF_ID --dynamo [KEY=VALUE ...] [--json]       NVIDIA Dynamo deployment steps
 
 It reads the recipe tree through the loader, then calls exactly the builder functions the page
 and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
@@ -20,10 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from builder import dynamo
 from builder.api import build
 from builder.errors import SelectionError
 from builder.vocabulary import SELECTION_KEYS
 
+from .deployments import load_deployments, load_deployments_with_problems
 from .errors import InvalidRecipe
 from .loader import Catalog, load_catalog, load_catalog_with_problems, load_for
 from .schema import json_schema
@@ -44,12 +47,12 @@ EPILOG = (
 )
 
 
-def _parse_pairs(pairs: list[str]) -> dict[str, str]:
+def _parse_pairs(pairs: list[str], example: str = "hardware=h200") -> dict[str, str]:
     query: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise SelectionError(pair, "expected KEY=VALUE (for example hardware=h200)")
+            raise SelectionError(pair, f"expected KEY=VALUE (for example {example})")
         if key in query:
             raise SelectionError(key, "given twice")
         query[key] = value
@@ -88,6 +91,7 @@ def check(argv: list[str]) -> int:
     if not (args.dir / "hardware.yaml").is_file():
         return _usage(f"{args.dir}: not a recipe tree (no hardware.yaml)")
     catalog, problems = load_catalog_with_problems(args.dir)
+    problems = [*problems, *load_deployments_with_problems(args.dir)[1]]
     for problem in problems:
         print(problem)
     if problems or catalog is None:
@@ -164,8 +168,13 @@ def _serve(argv: list[str]) -> int:
                         help="print each option and variable with the file, line and YAML "
                              "path that set it")
     parser.add_argument("--list", action="store_true", help="list every recipe and variant id")
+    parser.add_argument("--dynamo", action="store_true",
+                        help="print the steps that deploy the model with NVIDIA Dynamo on "
+                        "Kubernetes; KEYs are framework, gpu and topology")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
+    if args.dynamo:
+        return dynamo_main(args)
 
     if args.list:
         if args.hf_id or args.pairs or args.explain:
@@ -202,6 +211,40 @@ def _serve(argv: list[str]) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.explain:
         sys.stdout.write(explain(catalog, hf_id, dict(result)))
+    else:
+        sys.stdout.write(result["copy_text"])
+    return 0
+
+
+def dynamo_main(args: argparse.Namespace) -> int:
+    """`vllm-recipes HF_ID --dynamo [framework=...] [gpu=...] [topology=...] [--json]`: the
+    steps that deploy a model's NVIDIA Dynamo target (builder.dynamo, as the page)."""
+    if args.explain:
+        return _usage("--explain is for vLLM commands; with --dynamo use --json")
+    try:
+        deployments = load_deployments(args.recipes)
+    except InvalidRecipe as error:
+        print(error, file=sys.stderr)
+        return EXIT_PROBLEMS
+    if args.list:
+        for hf_id in deployments.by_model:
+            print(hf_id)
+        return 0
+    if not args.hf_id:
+        return _usage("HF_ID is required (see vllm-recipes --dynamo --list)")
+    if args.hf_id not in deployments.by_model:
+        known = ", ".join(deployments.by_model) or "none"
+        print(f"hf_id: no NVIDIA Dynamo deployments for {args.hf_id!r} (models with some: "
+              f"{known})", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        query = _parse_pairs(args.pairs, example="gpu=h200")
+        result = dynamo.build(deployments.published(args.hf_id), query)
+    except SelectionError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result["copy_text"])
     return 0

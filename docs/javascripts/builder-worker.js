@@ -7,6 +7,7 @@
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query}
 //               {type: "compare", id, catalogURL, recipeURL, query, text}
+//               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
 // Messages out: {type: "ready", ms} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, ms} | {type: "error", id, error}
 //               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
@@ -47,6 +48,20 @@ def compare(catalog_url, recipe_url, query_json, text):
     from builder.compare import compare_state
     return json.dumps(
         compare_state(_data[catalog_url], _data[recipe_url], json.loads(query_json), text))
+def load_deployments(url, text):
+    # /<hf_id>/deployments.json: the builder's input is its "data".
+    _data[url] = json.loads(text)["data"]
+
+
+def dynamo_call(url, query_json):
+    from builder.dynamo_view import page_state as dynamo_state
+
+    state = dynamo_state(_data[url], json.loads(query_json))
+    return json.dumps({
+        "html": state["html"],
+        "explicit": state["explicit"],
+        "notice": state["notice"],
+    })
 `;
 
 const BUILDER_ROOT = "/rb";
@@ -101,6 +116,8 @@ async function boot({ pyodideURL, builderURL }) {
     loaded: module.loaded,
     call: module.call,
     compare: module.compare,
+    loadDeployments: module.load_deployments,
+    dynamoCall: module.dynamo_call,
   };
   return { pyodide, bridge, started };
 }
@@ -115,6 +132,15 @@ async function pageState({ catalogURL, recipeURL, query }) {
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
   return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || {})));
+}
+
+async function dynamoState({ dataURL, query }) {
+  const { bridge } = await booting;
+  if (!bridge.loaded(dataURL)) {
+    const raw = await text(dataURL);
+    if (!bridge.loaded(dataURL)) bridge.loadDeployments(dataURL, raw);
+  }
+  return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
 
 self.onmessage = async ({ data }) => {
@@ -158,6 +184,16 @@ self.onmessage = async ({ data }) => {
           bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || {}),
             String(data.text ?? "")),
         );
+        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+      } catch (error) {
+        self.postMessage({ type: "error", id: data.id, error: String(error) });
+      }
+      return;
+    }
+    case "dynamo_state": {
+      const started = performance.now();
+      try {
+        const state = await dynamoState(data);
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
         self.postMessage({ type: "error", id: data.id, error: String(error) });

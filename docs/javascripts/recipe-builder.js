@@ -79,23 +79,32 @@ function notify() {
   for (const listener of python.listeners) listener();
 }
 
-function pageState(mount, query) {
-  return callPython({
-    type: "page_state",
-    catalogURL: mount.catalogURL,
-    recipeURL: mount.recipeURL,
-    query,
-  });
-}
-
-// One message to the tab's Python worker, answered by {type: "result"}; other page modules
-// (compare.js) import this, so the tab still runs one Python.
-export function callPython(message) {
+// One call to the worker's Python; other widgets of the page (dynamo.js) use it too, so a tab
+// runs one Pyodide.
+export function askPython(type, payload) {
   if (python.failed) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
-    startPython().postMessage({ ...message, id });
+    startPython().postMessage({ type, id, ...payload });
+  });
+}
+
+export function pythonReady() {
+  return python.ready;
+}
+
+// The same call as one message object ({type, ...payload}); compare.js uses this form.
+export function callPython(message) {
+  const { type, ...payload } = message;
+  return askPython(type, payload);
+}
+
+function pageState(mount, query) {
+  return askPython("page_state", {
+    catalogURL: mount.catalogURL,
+    recipeURL: mount.recipeURL,
+    query,
   });
 }
 

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -27,10 +28,11 @@ from mkdocs.structure.pages import Page
 from builder.errors import SelectionError
 from builder.view import page_state
 from vllm_recipes.configurations import load_configurations
+from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import Catalog, load_catalog
 
-from . import api
+from . import api, deployments
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, builder_files, pyodide_files
 from .config import RecipesConfig
@@ -69,6 +71,7 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
     recipes_dir = _resolve(config, options.recipes_dir)
     try:
         catalog = load_catalog(recipes_dir)
+        dynamo = load_deployments(recipes_dir)
     except InvalidRecipe as error:
         raise PluginError(f"invalid recipe data in {recipes_dir}:\n{error}") from None
     except FileNotFoundError as error:
@@ -80,7 +83,8 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
         published = PublishedConfigurations(load_configurations(catalog), catalog)
     except InvalidRecipe as error:
         raise PluginError(f"invalid configuration data in {recipes_dir}:\n{error}") from None
-    site = RecipesSite(catalog, options, config, published)
+    site = RecipesSite(catalog, options, config, published,
+                       deployments={h: dynamo.published(h) for h in dynamo.by_model})
     config.markdown_extensions.append(site.markdown)
     return site
 
@@ -98,6 +102,8 @@ class Job:
     """Directory the recipe's JSON files are written to (mkdocs copies them from there)."""
     sections: tuple[Section, ...] = ()
     """Extra model page sections (compare box, published configurations)."""
+    deployments: dict[str, Any] | None = None
+    """The model's NVIDIA Dynamo deployment targets, if it has any (`deployments.py`)."""
 
 
 @dataclass
@@ -127,7 +133,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     tree = renderings.trees["default"]
     # Written here, not returned: a big catalog's JSON need not all sit in memory at once.
     endpoints = []
-    for uri, content in api.recipe_endpoints(catalog, recipe, job.guide, renderings, base):
+    dynamo = job.deployments
+    extra = deployments.endpoints(hf_id, dynamo, base) if dynamo else iter(())
+    for uri, content in chain(
+        api.recipe_endpoints(catalog, recipe, job.guide, renderings, base), extra
+    ):
         path = Path(job.staging, uri)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
@@ -141,7 +151,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     )
     outputs.pages.append(model_page(
         catalog, recipe, job.guide, state["html"], state["result"],  # type: ignore[arg-type]
-        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=job.sections,
+        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
+            *job.sections,
+            *([Section("install", deployments.HEADING, "dynamo",
+                       deployments.section_html(hf_id, dynamo, base))] if dynamo else []),
+        ],
     ))
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
@@ -156,7 +170,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
 class RecipesSite:
     def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig,
-                 published: PublishedConfigurations):
+                 published: PublishedConfigurations,
+                 deployments: dict[str, dict[str, Any]] | None = None):
         self.catalog = catalog
         self.published = published
         self.options = options
@@ -168,6 +183,8 @@ class RecipesSite:
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
         self._staging: tempfile.TemporaryDirectory[str] | None = None
+        self.deployments = deployments or {}
+        """NVIDIA Dynamo deployment targets by hf_id (`vllm_recipes.deployments`)."""
 
     # ------------------------------------------------------------------ on_files
 
@@ -211,7 +228,8 @@ class RecipesSite:
         jobs = [
             Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
                 self.base, self.nonce, staging,
-                self.published.model_sections(hf_id, self.base, api.CATALOG_JSON))
+                self.published.model_sections(hf_id, self.base, api.CATALOG_JSON),
+                self.deployments.get(hf_id))
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []

@@ -114,7 +114,9 @@ def _rows(page: Page) -> list[tuple[str, str, str, str]]:
 
 
 def _expected_rows(query: dict[str, str], text: str) -> list[tuple[str, str, str, str]]:
-    diff = compare(builder_catalog(), builder_recipe(V41), query, text)["diff"]
+    # The box compares with the page's selection: the default variant unless the URL says so.
+    diff = compare(builder_catalog(), builder_recipe(V41), {"variant": "default", **query},
+                   text)["diff"]
     rows = []
     for entry in [diff["model"], *diff["flags"], *diff["env"]]:
         if entry["kind"] == "deployment" or entry["status"] == "equal":
@@ -152,7 +154,8 @@ def test_compare_box_shows_the_diff_python_computes(site_page: Page) -> None:
     tp = next(r for r in _rows(page) if r[0] == "--tensor-parallel-size")
     assert tp == ("--tensor-parallel-size", "changed", "4", "8")
     summary = page.locator(".cmp-output .cdiff-summary").text_content()
-    assert summary == compare(builder_catalog(), builder_recipe(V41), {"hardware": "h200"},
+    assert summary == compare(builder_catalog(), builder_recipe(V41),
+                              {"hardware": "h200", "variant": "default"},
                               EXAMPLE)["diff"]["summary"]
 
     # Another pill: the comparison follows the new selection.
