@@ -59,6 +59,7 @@ def install_choices(ctx: Context) -> dict[str, InstallChoice]:
             "command": None if method in refused else commands[method],
             "reason": refused.get(method),
             "dependencies": [] if method in refused else dependencies(ctx, method),
+            "note": None if method in refused else ctx.model.get("install_notes", {}).get(method),
         }
         for method in INSTALL_METHODS
     }

@@ -9,7 +9,8 @@ precision: NVFP4 and FP4 weights run on Blackwell only unless the variant's
 `precision_hardware` names other hardware keys (see `vocabulary.PRECISION_HARDWARE`).
 
 The default hardware is the recipe's `default_hardware`, else B200 (then GB200) for weights
-that run on Blackwell only, else H200, else the first offered hardware in catalog order.
+that run on Blackwell only, else H200, else the first offered id in alphabetical order, NVIDIA
+first, then AMD (the public catalogue's rule).
 """
 
 from __future__ import annotations
@@ -87,4 +88,6 @@ def default_hardware(catalog: Data, recipe: Data, variant_id: str) -> str | None
     for hw_id in preferred:
         if hw_id in offered:
             return hw_id
+    brands = {"nvidia": 0, "amd": 1}
+    offered.sort(key=lambda h: (brands.get(catalog["hardware"][h]["brand"], 9), h))
     return offered[0] if offered else None

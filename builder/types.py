@@ -76,6 +76,8 @@ class InstallChoice(TypedDict):
     reason: str | None
     dependencies: list[Dependency]
     """Extra steps after installing vLLM, in order (required and optional)."""
+    note: str | None
+    """The recipe's note for this install method."""
 
 
 class Note(TypedDict, total=False):

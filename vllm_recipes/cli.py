@@ -115,8 +115,14 @@ def diff(argv: list[str]) -> int:
     return diff_main(argv)
 
 
+def port(argv: list[str]) -> int:
+    from .port import main as port_main  # a first draft from the public catalogue's format
+
+    return port_main(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "check": check, "schema": schema, "diff": diff}
+    "check": check, "schema": schema, "diff": diff, "port": port}
 
 
 def explain(catalog: Catalog, hf_id: str, result: dict[str, Any]) -> str:

@@ -65,8 +65,8 @@ Offer = Literal["supported", "experimental", "unsupported"]
 InstallMethod = Literal["pip", "docker"]
 
 PRECISIONS = (
-    "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8", "int4", "int8", "w4a16",
-    "w8a8", "w4a8", "awq", "gptq", "gguf",
+    "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8", "int2", "int4", "int8",
+    "w4a16", "w8a8", "w4a8", "awq", "gptq", "gguf",
 )
 """Precision words; a mixed checkpoint joins them with `+` (`mxfp4+mxfp8`)."""
 
@@ -419,6 +419,8 @@ class Model(Strict):
     context_length: Annotated[int, Field(ge=1)]
     nightly: bool = False
     """Needs a nightly vLLM: the brands' nightly pip install and images."""
+    install_notes: dict[InstallMethod, str] = {}
+    """One sentence per install method, shown with its command (why an image, a version)."""
     base_args: Args = []
     base_env: dict[EnvName, str] = {}
 
