@@ -252,6 +252,21 @@ class _Resolver:
         self.recipe = recipe
         self.features: dict[str, Any] = recipe.get("features", {})
         self._strategy_reasons: dict[tuple[str, str, str], str | None] = {}
+        self._variant_reasons: dict[tuple[str, str], str | None] = {}
+        self._default_hardware: dict[str, str | None] = {}
+
+    def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
+        key = (variant_id, hw_id)
+        if key not in self._variant_reasons:
+            self._variant_reasons[key] = variant_reason(self.catalog, self.recipe, variant_id,
+                                                        hw_id)
+        return self._variant_reasons[key]
+
+    def default_hardware(self, variant_id: str) -> str | None:
+        if variant_id not in self._default_hardware:
+            self._default_hardware[variant_id] = default_hardware(self.catalog, self.recipe,
+                                                                  variant_id)
+        return self._default_hardware[variant_id]
 
     def stage_of(self, key: str) -> int:
         if key == "variant":
@@ -273,6 +288,23 @@ class _Resolver:
         sel = dict(sel or {})
         for stage in self.STAGES[start:]:
             getattr(self, "_" + stage)(explicit, sel, focus)
+        return self._ordered(sel)
+
+    def fails(self, explicit: Mapping[str, str], focus: str, start: int,
+              sel: dict[str, str]) -> str | None:
+        """Why `explicit` cannot be resolved from stage `start` on (None when it can). Only
+        stages up to the last one an explicit key enters can fail (hardware and strategy
+        always can), so the rest are not run."""
+        last = max([1, *(self.stage_of(key) for key in explicit)])
+        sel = dict(sel)
+        try:
+            for stage in self.STAGES[start:last + 1]:
+                getattr(self, "_" + stage)(explicit, sel, focus)
+        except SelectionError as error:
+            return error.reason
+        return None
+
+    def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
         keys = ["hardware", "variant", "strategy", "nodes", PD_CONNECTOR,
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]
@@ -286,14 +318,14 @@ class _Resolver:
         hardware, variants = catalog["hardware"], recipe["variants"]
         hw_id, variant_id = explicit.get("hardware"), explicit.get("variant")
         if hw_id is not None and variant_id is not None:
-            problem = variant_reason(catalog, recipe, variant_id, hw_id)
+            problem = self.variant_reason(variant_id, hw_id)
             if problem:
                 runs = [hardware[h]["display_name"] for h in offered_hardware(catalog, recipe)
-                        if variant_reason(catalog, recipe, variant_id, h) is None]
+                        if self.variant_reason(variant_id, h) is None]
                 raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
         elif hw_id is not None:
             variant_id = next(
-                (v for v in variants if variant_reason(catalog, recipe, v, hw_id) is None), None)
+                (v for v in variants if self.variant_reason(v, hw_id) is None), None)
             if variant_id is None:
                 support = recipe_support(recipe, hw_id, hardware[hw_id])
                 raise SelectionError("hardware", (
@@ -302,7 +334,7 @@ class _Resolver:
                     f"{hardware[hw_id]['display_name']}"))
         else:
             variant_id = variant_id or "default"
-            hw_id = default_hardware(catalog, recipe, variant_id)
+            hw_id = self.default_hardware(variant_id)
             if hw_id is None:
                 raise SelectionError(
                     "variant", f"{label(variant_id, variants[variant_id])} runs on no hardware")
@@ -467,12 +499,7 @@ class _Resolver:
             return None
         if key == "install":
             return refused.get(value)
-        start = self.stage_of(key)
-        try:
-            self.run({**explicit, key: value}, focus=key, start=start, sel=sel)
-        except SelectionError as error:
-            return error.reason
-        return None
+        return self.fails({**explicit, key: value}, key, self.stage_of(key), sel)
 
 
 def resolve(
