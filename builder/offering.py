@@ -77,9 +77,14 @@ def _key_name(catalog: Data, key: str) -> str:
     return key
 
 
-def default_hardware(catalog: Data, recipe: Data, variant_id: str) -> str | None:
-    """The hardware the variant's command is shown for first (see the module docstring)."""
-    offered = [h for h in catalog["hardware"] if variant_runs_on(catalog, recipe, variant_id, h)]
+def default_hardware(catalog: Data, recipe: Data, variant_id: str,
+                     offered: list[str] | None = None) -> str | None:
+    """The hardware the variant's command is shown for first (see the module docstring);
+    `offered`: the hardware ids the variant runs on, when the caller knows them."""
+    if offered is None:
+        offered = [h for h in catalog["hardware"]
+                   if variant_runs_on(catalog, recipe, variant_id, h)]
+    offered = list(offered)
     wanted = recipe.get("default_hardware")
     preferred = [wanted] if wanted else []
     if precision_keys(recipe["variants"][variant_id]) == ["blackwell"]:

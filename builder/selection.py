@@ -254,6 +254,8 @@ class _Resolver:
         self._strategy_reasons: dict[tuple[str, str, str], str | None] = {}
         self._variant_reasons: dict[tuple[str, str], str | None] = {}
         self._default_hardware: dict[str, str | None] = {}
+        self.offered = offered_hardware(catalog, recipe)
+        self.strategies = recipe_strategies(catalog, recipe)
 
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
         key = (variant_id, hw_id)
@@ -264,8 +266,9 @@ class _Resolver:
 
     def default_hardware(self, variant_id: str) -> str | None:
         if variant_id not in self._default_hardware:
-            self._default_hardware[variant_id] = default_hardware(self.catalog, self.recipe,
-                                                                  variant_id)
+            runs = [h for h in self.offered if self.variant_reason(variant_id, h) is None]
+            self._default_hardware[variant_id] = default_hardware(
+                self.catalog, self.recipe, variant_id, runs)
         return self._default_hardware[variant_id]
 
     def stage_of(self, key: str) -> int:
@@ -320,7 +323,7 @@ class _Resolver:
         if hw_id is not None and variant_id is not None:
             problem = self.variant_reason(variant_id, hw_id)
             if problem:
-                runs = [hardware[h]["display_name"] for h in offered_hardware(catalog, recipe)
+                runs = [hardware[h]["display_name"] for h in self.offered
                         if self.variant_reason(variant_id, h) is None]
                 raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
         elif hw_id is not None:
@@ -350,7 +353,7 @@ class _Resolver:
                 raise SelectionError("strategy", problem)
             sel["strategy"] = sid
             return
-        for candidate in recipe_strategies(self.catalog, self.recipe):
+        for candidate in self.strategies:
             if self.strategy_reason(hw_id, variant_id, candidate) is None:
                 sel["strategy"] = candidate
                 return
