@@ -10,6 +10,7 @@ from .deploy import deploy_type
 from .docker import docker_image, with_docker
 from .install import install_choices
 from .kv_offload import offload_volumes
+from .omni import omni_request
 from .selection import _Resolver, parse_query
 from .types import Command, Data, Note, Result
 
@@ -51,6 +52,7 @@ def render(
         "install": install_choices(ctx),
         "unavailable": unavailable or {},
         "notes": _notes(ctx, commands),
+        "request": omni_request(ctx, commands[0]) if ctx.recipe.get("omni") else None,
         "copy_text": copy_text(commands, selection["install"]),
     }
 

@@ -36,6 +36,7 @@ from .env import EnvMap
 from .hardware_keys import BRAND, ranked
 from .kv_offload import offload_parts
 from .offering import label
+from .omni_tasks import TASK, omni_task
 from .shell import command_text, env_lines
 from .types import Command, Data, Origin
 from .vocabulary import FRONTENDS, OFF, ON
@@ -91,6 +92,11 @@ class Context:
 
     @property
     def model_id(self) -> str:
+        """The checkpoint served: an Omni task's, else the variant's, else the recipe's."""
+        if TASK in self.selection and self.recipe.get("omni"):
+            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw)
+            if task.get("model_id"):
+                return str(task["model_id"])
         return self.variant.get("model_id") or self.model["model_id"]
 
     @property

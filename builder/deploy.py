@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .compose import Context
 from .kv_store import kv_store_summary, kv_store_volumes, render_kv_store
 from .multi_node import multi_node_summary, render_multi_node
+from .omni import omni_summary, render_omni
 from .pd import (
     PD_CONNECTOR,
     pd_node_count,
@@ -83,6 +84,7 @@ DEPLOY_TYPES: dict[str, DeployType] = {
         DeployType("pd_cluster", render_pd, pd_summary, owns_kv_connector=True,
                    volumes=pd_volumes, notes=pd_notes, reason=pd_reason, node_range=_pd_range,
                    packages=_pd_packages),
+        DeployType("omni", render_omni, omni_summary, host_network=False),
         DeployType("kv_store", render_kv_store, kv_store_summary, nodes_row=True,
                    owns_kv_connector=True, volumes=kv_store_volumes,
                    packages=lambda ctx: [ROUTER_PACKAGE, CONNECTORS["mooncake"].package],

@@ -27,6 +27,7 @@ from .hardware_keys import most_specific
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
 from .offering import default_hardware, label, recipe_support, variant_reason
+from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR, connector_choices
 from .types import Data
 from .vocabulary import CONNECTORS, FRONTENDS, INSTALL_METHODS, OFF, OFFLOAD_TIERS, ON
@@ -39,6 +40,7 @@ FIXED_KEYS = ("hardware", "variant", "strategy", "nodes", "frontend", "install")
 AVAILABLE = ("verified", "supported", "experimental")
 SINGLE_NODE_ONLY = ("embedding",)
 """Tasks whose models are offered single-node strategies only by default."""
+OMNI_DEPLOY = "omni"
 
 
 def node_memory_gb(hw: Data) -> int:
@@ -53,9 +55,11 @@ def recipe_strategies(catalog: Data, recipe: Data) -> list[str]:
     """The strategies a recipe offers, in order of preference: its `strategies` list, or by
     default single-node Tensor Parallel for embedding models and every single- and multi-node
     strategy for the others (each still refused where it does not suit the model)."""
+    strategies = catalog["strategies"]
     if recipe.get("strategies") is not None:
         return list(recipe["strategies"])
-    strategies = catalog["strategies"]
+    if recipe.get("omni"):
+        return [s for s in strategies if strategies[s]["deploy_type"] == OMNI_DEPLOY]
     if any(task in SINGLE_NODE_ONLY for task in recipe["meta"]["tasks"]):
         return [s for s in strategies if (strategies[s]["deploy_type"], strategies[s]["layout"])
                 == ("single_node", "tp")]
@@ -73,6 +77,7 @@ def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
     result = {
         "hardware": offered_hardware(catalog, recipe),
         "variant": list(recipe["variants"]),
+        **({TASK: task_ids(recipe)} if recipe.get("omni") else {}),
         "strategy": list(catalog["strategies"]),
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
         PD_CONNECTOR: list(CONNECTORS),
@@ -116,6 +121,10 @@ def strategy_reason(
     variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
     name, hw_name = strategy["display_name"], hw["display_name"]
+    omni = strategy["deploy_type"] == OMNI_DEPLOY
+    if bool(recipe.get("omni")) != omni:
+        return (f"{name} is for generation models served by vLLM-Omni" if omni else
+                f"a vLLM-Omni generation model runs as one server on one node, not {name}")
     if strategy_id not in recipe_strategies(catalog, recipe):
         return f"this recipe does not offer {name}"
     declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
@@ -244,8 +253,8 @@ def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
 class _Resolver:
     """One recipe's resolution, stage by stage (see the module docstring)."""
 
-    STAGES = ("hardware", "strategy", "nodes", PD_CONNECTOR, KV_OFFLOAD, "features", "frontend",
-              "install")
+    STAGES = ("hardware", TASK, "strategy", "nodes", PD_CONNECTOR, KV_OFFLOAD, "features",
+              "frontend", "install")
 
     def __init__(self, catalog: Data, recipe: Data) -> None:
         self.catalog = catalog
@@ -298,7 +307,7 @@ class _Resolver:
         """Why `explicit` cannot be resolved from stage `start` on (None when it can). Only
         stages up to the last one an explicit key enters can fail (hardware and strategy
         always can), so the rest are not run."""
-        last = max([1, *(self.stage_of(key) for key in explicit)])
+        last = max([self.STAGES.index("strategy"), *(self.stage_of(key) for key in explicit)])
         sel = dict(sel)
         try:
             for stage in self.STAGES[start:last + 1]:
@@ -308,7 +317,8 @@ class _Resolver:
         return None
 
     def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
-        keys = ["hardware", "variant", "strategy", "nodes", PD_CONNECTOR,
+        keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
+                PD_CONNECTOR,
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]
         return {key: sel[key] for key in keys}
@@ -342,6 +352,12 @@ class _Resolver:
                 raise SelectionError(
                     "variant", f"{label(variant_id, variants[variant_id])} runs on no hardware")
         sel["hardware"], sel["variant"] = hw_id, variant_id
+
+    def _task(self, explicit: Mapping[str, str], sel: dict[str, str],
+              focus: str | None) -> None:
+        tasks = task_ids(self.recipe)
+        if tasks:
+            sel[TASK] = explicit.get(TASK, tasks[0])
 
     def _strategy(self, explicit: Mapping[str, str], sel: dict[str, str],
                   focus: str | None) -> None:

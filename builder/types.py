@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-__all__ = ["Command", "Dependency", "InstallChoice", "Note", "OptionSource", "Origin", "Result"]
+__all__ = ["Command", "Dependency", "InstallChoice", "Note", "OptionSource", "Origin", "Request",
+           "Result"]
 
 # Recipe and catalog data arrive as the JSON endpoints publish them: plain dicts.
 Data = dict[str, Any]
@@ -80,6 +81,14 @@ class InstallChoice(TypedDict):
     """The recipe's note for this install method."""
 
 
+class Request(TypedDict):
+    """A request that exercises the server (vLLM-Omni tasks)."""
+
+    label: str
+    text: str
+    """A `curl` command to paste."""
+
+
 class Note(TypedDict, total=False):
     title: str
     body: str
@@ -96,5 +105,7 @@ class Result(TypedDict):
     install: dict[str, InstallChoice]
     unavailable: dict[str, dict[str, str]]
     notes: list[Note]
+    request: Request | None
+    """A request to try the server with (generation models), or None."""
     copy_text: str
     """Everything the page's copy-all button copies for the selected install method."""

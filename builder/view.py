@@ -14,8 +14,10 @@ from html import escape
 from .api import build
 from .errors import SelectionError
 from .offering import recipe_support
+from .omni_tasks import TASK
 from .selection import choices, parse_query
 from .types import Data, Result
+from .vocabulary import OMNI_KINDS, SELECTION_KEYS
 
 __all__ = ["page_state", "render_widget"]
 
@@ -203,6 +205,15 @@ def _output(result: Result) -> str:
         f'{escape(note.get("body", ""))}</div>'
         for note in result["notes"]
     )
+    request = result.get("request")
+    if request:
+        index = len(result["commands"])
+        notes = (
+            f'<div class="rb-block rb-request" data-role="request"><div class="rb-block-head">'
+            f'<span class="rb-block-label">Try it: {escape(request["label"])}</span>'
+            f'<button type="button" class="rb-copy" data-copy="{index}">Copy</button></div>'
+            f'<pre class="rb-code"><code>{escape(request["text"])}</code></pre></div>'
+        ) + notes
     return (
         f'<div class="rb-output" aria-live="polite">'
         f'<p class="rb-summary">{escape(result["summary"])}</p>{install_html}'
@@ -225,6 +236,12 @@ def render_widget(
         _pill("variant", vid, variants[vid].get("label") or vid, result,
               title=variants[vid].get("description", ""))
         for vid in options["variant"])))
+    if TASK in options:
+        tasks = recipe["omni"]["tasks"]
+        rows.append(_row(TASK, SELECTION_KEYS[TASK].label, "".join(
+            _pill(TASK, tid, tasks[tid].get("label") or OMNI_KINDS[tasks[tid]["kind"]].label,
+                  result, title=tasks[tid].get("description", ""))
+            for tid in options[TASK])))
     strategies = catalog["strategies"]
     rows.append(_row("strategy", ROW_LABELS["strategy"], "".join(
         _pill("strategy", sid, strategies[sid]["display_name"], result,

@@ -16,6 +16,7 @@ __all__ = [
     "INSTALL_METHODS",
     "OFF",
     "OFFLOAD_TIERS",
+    "OMNI_KINDS",
     "ON",
     "PRECISION_HARDWARE",
     "ROLES",
@@ -23,6 +24,7 @@ __all__ = [
     "Connector",
     "Frontend",
     "OffloadTier",
+    "OmniKind",
     "SelectionKey",
 ]
 
@@ -43,6 +45,8 @@ SELECTION_KEYS: dict[str, SelectionKey] = {
     for key in (
         SelectionKey("hardware", "Hardware", "a hardware id (h200, b200, mi355x, ...)"),
         SelectionKey("variant", "Variant", "a checkpoint of the recipe (default, fp8, ...)"),
+        SelectionKey("task", "Task", "what a vLLM-Omni model generates (t2i, t2v, ...), where it "
+                                     "serves several"),
         SelectionKey("strategy", "Strategy", "a serving strategy (single_node_tp, ...)"),
         SelectionKey("nodes", "Nodes", "node count, for multi-node and KV-store strategies"),
         SelectionKey("pd_connector", "KV connector",
@@ -132,3 +136,49 @@ ROLES: dict[str, str] = {
 PRECISION_HARDWARE: dict[str, str] = {"nvfp4": "blackwell", "fp4": "blackwell"}
 """Precisions that run on one hardware key only, unless a variant's `precision_hardware` says
 otherwise: NVFP4 and FP4 weights need Blackwell's FP4 tensor cores."""
+
+
+@dataclass(frozen=True)
+class OmniKind:
+    label: str
+    endpoint: str
+    """Where vLLM-Omni serves the task (the request example posts there)."""
+    json_body: dict[str, Any] | None = None
+    form: dict[str, Any] | None = None
+    output: str | None = None
+    """File the example writes the result to."""
+    decode: str | None = None
+    """Shell that turns the JSON response into the output file."""
+
+
+_VIDEO_FORM = {"prompt": "A cinematic view of a futuristic city at sunset, smooth camera pan",
+               "width": 832, "height": 480, "num_frames": 81, "fps": 16,
+               "num_inference_steps": 40, "seed": 42}
+_IMAGE_INPUT = {"input_reference": "@input.png"}
+
+OMNI_KINDS: dict[str, OmniKind] = {
+    "t2i": OmniKind(
+        "Text → Image", "/v1/images/generations",
+        json_body={"prompt": "a dragon flying over green mountains at sunset",
+                   "size": "1024x1024", "seed": 42},
+        output="output.png", decode="jq -r '.data[0].b64_json' | base64 -d"),
+    "i2i": OmniKind(
+        "Image → Image", "/v1/chat/completions",
+        json_body={"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Turn this photo into a watercolor painting"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,<BASE64_IMAGE>"}},
+        ]}], "extra_body": {"height": 1024, "width": 1024, "num_inference_steps": 50,
+                            "seed": 42}}),
+    "t2v": OmniKind("Text → Video", "/v1/videos/sync", form=_VIDEO_FORM, output="output.mp4"),
+    "i2v": OmniKind("Image → Video", "/v1/videos/sync", form={**_VIDEO_FORM, **_IMAGE_INPUT},
+                    output="output.mp4"),
+    "ti2v": OmniKind("Text + Image → Video", "/v1/videos/sync",
+                     form={**_VIDEO_FORM, **_IMAGE_INPUT}, output="output.mp4"),
+    "t2a": OmniKind(
+        "Text → Audio", "/v1/audio/generate",
+        json_body={"input": "Rain on a tin roof, distant thunder", "audio_length": 10.0,
+                   "num_inference_steps": 100, "seed": 42},
+        output="output.wav"),
+}
+"""vLLM-Omni task kinds: the label, endpoint and a sample request (vLLM-Omni's online-serving
+examples); a recipe's task may replace any of them."""

@@ -70,6 +70,10 @@ def _args_fields(recipe: Recipe) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
         for pool in ("prefill", "decode"):
             if getattr(settings, pool) is not None:
                 yield ("pd", key, pool, "extra_args"), getattr(settings, pool).extra_args
+    for tid, task in (recipe.omni.tasks if recipe.omni else {}).items():
+        yield ("omni", "tasks", tid, "extra_args"), task.extra_args
+        for key, ov in task.hardware_overrides.items():
+            yield ("omni", "tasks", tid, "hardware_overrides", key, "extra_args"), ov.extra_args
 
 
 def _winner(keys: list[str], hw_id: str, hw: dict[str, Any]) -> str | None:
@@ -379,7 +383,7 @@ class _Checker:
 
     def flags(self) -> None:
         for path, tokens in _args_fields(self.recipe):
-            for index, problem in check_tokens(list(tokens)):
+            for index, problem in check_tokens(list(tokens), omni=self.recipe.omni is not None):
                 self.add((*path, index), problem)
 
     def anchors(self) -> None:

@@ -37,6 +37,10 @@ DROPPED_MODEL = ("base_args", "base_env", "supports_dcp", "docker_source", "flas
 BRAND_KEYS = {"nvidia": "nvidia", "amd": "amd", "tpu": "google", "intel": "xeon"}
 
 
+def _identifier(value: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in value.lower())
+
+
 def _keyed(value: Any) -> Any:
     """A public hardware-keyed map (`default` = every hardware) in our keys."""
     if isinstance(value, dict):
@@ -61,7 +65,7 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
     todo: list[str] = []
     meta = public["meta"]
     ours: dict[str, Any] = {"meta": {k: v for k, v in meta.items() if k not in DROPPED_META}}
-    ours["meta"]["tasks"] = [t for t in meta.get("tasks", []) if t != "omni"]
+    ours["meta"]["tasks"] = list(meta.get("tasks", []))
     for key in ("date_added", "date_updated"):
         if key in ours["meta"]:
             ours["meta"][key] = str(ours["meta"][key])
@@ -80,7 +84,7 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
     if meta.get("default_hardware"):
         ours["default_hardware"] = meta["default_hardware"]
 
-    compatible = list(public.get("compatible_strategies") or [])
+    compatible = [] if public.get("omni") else list(public.get("compatible_strategies") or [])
     first = public.get("default_strategy")
     if first in compatible:
         compatible = [first, *[s for s in compatible if s != first]]
@@ -90,13 +94,16 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
     for sid, mapping in gates.items():
         if sid not in compatible and "supported" in (mapping or {}).values():
             compatible.append(sid)
-    ours["strategies"] = compatible
+    if compatible:
+        ours["strategies"] = compatible
     if gates:
         ours["strategy_hardware"] = {sid: _keyed(mapping) for sid, mapping in gates.items()}
 
     model = public["model"]
     ours["model"] = {k: v for k, v in model.items() if k not in DROPPED_MODEL}
     ours["model"]["min_vllm_version"] = str(model["min_vllm_version"])
+    if not model.get("context_length"):
+        ours["model"].pop("context_length", None)
     if model.get("nightly_required"):
         ours["model"]["nightly"] = True
     if model.get("base_args"):
@@ -164,9 +171,8 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
                 m: dict[str, Any] = {"label": mode.get("label") or mid}
                 if mode.get("description"):
                     m["description"] = mode["description"]
-                for key in ("variants",):
-                    if mode.get(key):
-                        m[key] = mode[key]
+                if mode.get("variants"):
+                    m["variants"] = [_identifier(v) for v in mode["variants"]]
                 if mode.get("hardware"):
                     m["hardware"] = _keyed(mode["hardware"])
                 if mode.get("args"):
@@ -184,7 +190,10 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         ours["features"] = features
 
     variants: dict[str, Any] = {}
-    for vid, variant in public["variants"].items():
+    for raw_vid, variant in public["variants"].items():
+        vid = _identifier(raw_vid)
+        if vid != raw_vid:
+            todo.append(f"variants.{raw_vid}: renamed {vid} (ids are lower-case with _)")
         v: dict[str, Any] = {}
         for key in ("model_id", "label", "precision", "vram_minimum_gb", "description",
                     "min_vllm_version", "docker_image", "default_modes"):
@@ -263,6 +272,8 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
             strategy_overrides[sid] = mapping
     if strategy_overrides:
         ours["strategy_overrides"] = strategy_overrides
+    if public.get("omni"):
+        ours["omni"] = _omni(public["omni"], todo)
     if public.get("strategy_min_gpus"):
         todo.append(f"strategy_min_gpus {public['strategy_min_gpus']}: express it through "
                     "vram_minimum_gb (node counts follow from it) or strategy_hardware")
@@ -288,6 +299,49 @@ def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
 
 _Dumper.add_representer(list, _represent_list)
 _Dumper.add_representer(dict, _represent_dict)
+
+
+def _request(task: dict[str, Any]) -> dict[str, Any] | None:
+    if task.get("curl"):
+        return {"curl": task["curl"].strip()}
+    if task.get("endpoint"):
+        return {"endpoint": task["endpoint"]}
+    return None
+
+
+def _omni(omni: dict[str, Any], todo: list[str]) -> dict[str, Any]:
+    tasks: dict[str, Any] = {}
+    for entry in omni.get("tasks") or []:
+        task = {"id": entry} if isinstance(entry, str) else dict(entry)
+        key = str(task.get("key") or task["id"]).replace("-", "_").lower()
+        out: dict[str, Any] = {"kind": task["id"]}
+        for field in ("label", "description", "model_id", "vram_minimum_gb"):
+            if task.get(field):
+                out[field] = task[field]
+        if task.get("extra_args"):
+            out["extra_args"] = _args(task["extra_args"])
+        if _request(task):
+            out["request"] = _request(task)
+        for hw, override in (task.get("hardware_overrides") or {}).items():
+            o: dict[str, Any] = {f: override[f] for f in ("label", "model_id", "vram_minimum_gb")
+                                 if override.get(f)}
+            if override.get("extra_args"):
+                o["extra_args"] = _args(override["extra_args"])
+            if _request(override):
+                o["request"] = _request(override)
+            out.setdefault("hardware_overrides", {})[hw] = o
+        if task.get("axes"):
+            todo.append(f"omni.tasks.{key}.axes {task['axes']}: the public site's extra selector "
+                        "rows; here each preset is its own task")
+        if key in tasks:
+            todo.append(f"omni.tasks: two tasks share the key {key!r}; rename one")
+        tasks[key] = out
+    result: dict[str, Any] = {"tasks": tasks}
+    if omni.get("port"):
+        result["port"] = omni["port"]
+    for extra in set(omni) - {"tasks", "port"}:
+        todo.append(f"omni.{extra}: {omni[extra]!r} (labels and hints of the public site's rows)")
+    return result
 
 
 def _dump(data: dict[str, Any]) -> str:

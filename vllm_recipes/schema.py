@@ -267,9 +267,10 @@ class HardwareMatch(Strict):
 
 class Strategy(Strict):
     name: Identifier
-    deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store"]
+    deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store", "omni"]
     layout: Literal[
-        "tp", "tep", "dep", "tp_dp", "tp_pp", "pd", "kv_store_centralized", "kv_store_distributed"
+        "tp", "tep", "dep", "tp_dp", "tp_pp", "pd", "kv_store_centralized", "kv_store_distributed",
+        "omni",
     ]
     """How the builder lays processes out over GPUs and nodes."""
     display_name: str
@@ -278,7 +279,8 @@ class Strategy(Strict):
     description: str
     hardware_match: HardwareMatch
     vllm_args: Args = []
-    parallel_flag: Literal["--tensor-parallel-size", "--data-parallel-size"]
+    parallel_flag: Literal["--tensor-parallel-size", "--data-parallel-size"] | None = None
+    """The flag that carries the strategy's parallel size (none: the server sets its own)."""
 
 
 # ----------------------------------------------------------------------------- recipes
@@ -416,7 +418,8 @@ class Model(Strict):
     architecture: Literal["moe", "dense"]
     parameter_count: str
     active_parameters: str | None = None
-    context_length: Annotated[int, Field(ge=1)]
+    context_length: Annotated[int, Field(ge=1)] | None = None
+    """Tokens of context (none for generation models without a text context)."""
     nightly: bool = False
     """Needs a nightly vLLM: the brands' nightly pip install and images."""
     install_notes: dict[InstallMethod, str] = {}
@@ -523,7 +526,71 @@ class KvOffload(Strict):
     """KV blocks per file of the filesystem tier."""
 
 
-Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools"]
+Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools",
+               "omni"]
+ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
+"""A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
+OmniKind = Literal["t2i", "i2i", "t2v", "i2v", "ti2v", "t2a"]
+
+
+class OmniRequest(Strict):
+    """A request that exercises a served generation task, shown under the command: a JSON
+    body or form fields posted to `endpoint` (the task kind's defaults when absent), or a
+    whole `curl` command written out."""
+
+    endpoint: Annotated[str, StringConstraints(pattern=r"^/\S*$")] | None = None
+    json_body: dict[str, Any] | None = None
+    """JSON posted as the body."""
+    form: dict[str, str | int | float] | None = None
+    """Form fields (`-F key=value`; a value `@path` uploads a file)."""
+    output: str | None = None
+    """File the response is written to."""
+    curl: str | None = None
+    """A whole `curl ...` command, used as written."""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> OmniRequest:
+        if self.curl is not None and (self.json_body or self.form or self.endpoint):
+            raise ValueError("curl: a written-out curl takes no endpoint, json_body or form")
+        if self.json_body is not None and self.form is not None:
+            raise ValueError("form: a request has a JSON body or form fields, not both")
+        if self.curl is not None and not self.curl.lstrip().startswith("curl "):
+            raise ValueError("curl: must start with `curl `")
+        return self
+
+
+class OmniTaskOverride(Strict):
+    """A task's settings on matching hardware (most specific key wins)."""
+
+    label: str | None = None
+    model_id: ModelPath | None = None
+    vram_minimum_gb: Annotated[int, Field(ge=1)] | None = None
+    extra_args: Args = []
+    request: OmniRequest | None = None
+
+
+class OmniTask(Strict):
+    kind: OmniKind
+    """What it generates: t2i, i2i (image editing), t2v, i2v, ti2v (video), t2a (speech,
+    audio)."""
+    label: str | None = None
+    """Pill text (the kind's label when absent)."""
+    description: str = ""
+    model_id: ModelPath | None = None
+    """The checkpoint served for this task (the variant's when absent)."""
+    vram_minimum_gb: Annotated[int, Field(ge=1)] | None = None
+    extra_args: Args = []
+    request: OmniRequest | None = None
+    hardware_overrides: dict[HardwareKey, OmniTaskOverride] = {}
+
+
+class Omni(Strict):
+    """A generation model served by vLLM-Omni (`vllm serve ... --omni`)."""
+
+    tasks: dict[Identifier, OmniTask]
+    """The tasks it serves (a Task pill when there are several), the default first."""
+    port: Port | None = None
+    """The server's `--port` (vLLM's 8000 when absent)."""
 
 
 class Meta(Strict):
@@ -597,6 +664,8 @@ class Recipe(Strict):
     hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
     strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
+    omni: Omni | None = None
+    """Generation models (images, video, speech) served by vLLM-Omni."""
     hardware_notes: SkipJsonSchema[dict[Identifier, HardwareNote]] = {}
     """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
     source: Source | None = None

@@ -19,10 +19,16 @@ from typing import Any
 
 from builder.arglist import is_flag
 
-__all__ = ["VLLM_VERSION", "check_serve_argv", "check_tokens", "lookup", "serve_flags"]
+__all__ = ["VLLM_VERSION", "check_serve_argv", "check_tokens", "lookup", "omni_flags",
+           "serve_flags"]
 
 VLLM_VERSION = "0.33.0"
 FLAGS_FILE = Path(__file__).resolve().parent / "data" / f"vllm-{VLLM_VERSION}-serve-flags.json"
+
+
+OMNI_FLAGS_FILE = Path(__file__).resolve().parent / "data" / "vllm-omni-serve-flags.json"
+"""The vLLM-Omni serve options recipes use, each with where vLLM-Omni documents it (vLLM-Omni's
+parser is not vLLM's, so these are listed by hand, with their source)."""
 
 
 @cache
@@ -31,9 +37,16 @@ def serve_flags() -> dict[str, dict[str, Any]]:
     return flags
 
 
-def lookup(option: str) -> tuple[dict[str, Any] | None, str | None]:
+@cache
+def omni_flags() -> dict[str, dict[str, Any]]:
+    """vLLM's options and vLLM-Omni's: what `vllm serve --omni` accepts."""
+    listed = json.loads(OMNI_FLAGS_FILE.read_text(encoding="utf-8"))["options"]
+    return {**serve_flags(), **listed}
+
+
+def lookup(option: str, omni: bool = False) -> tuple[dict[str, Any] | None, str | None]:
     """The spec of `option` (`_` and `-` alike) and, for a dotted form, the JSON key it names."""
-    flags = serve_flags()
+    flags = omni_flags() if omni else serve_flags()
     name = option.split("=", 1)[0]
     head, dot, key = name.partition(".")
     spelled = head if not head.startswith("--") else "--" + head[2:].replace("_", "-")
@@ -58,8 +71,9 @@ def _json_problem(option: str, spec: dict[str, Any], value: Any) -> str | None:
     return f"{option}: unknown JSON keys {unknown}" if unknown else None
 
 
-def check_tokens(tokens: list[Any]) -> list[tuple[int, str]]:
-    """(index of the token to blame, problem) for a list of options and their values."""
+def check_tokens(tokens: list[Any], omni: bool = False) -> list[tuple[int, str]]:
+    """(index of the token to blame, problem) for a list of options and their values
+    (`omni`: a vLLM-Omni command, which also takes vLLM-Omni's options)."""
     problems: list[tuple[int, str]] = []
     i = 0
     while i < len(tokens):
@@ -70,9 +84,11 @@ def check_tokens(tokens: list[Any]) -> list[tuple[int, str]]:
             problems.append((start, f"stray value {token!r} (no option before it)"))
             continue
         option, eq, inline = token.partition("=")
-        spec, json_key = lookup(option)
+        spec, json_key = lookup(option, omni)
         if spec is None:
-            problems.append((start, f"{option}: not a vllm serve option in vLLM {VLLM_VERSION}"))
+            where = (f"vLLM {VLLM_VERSION} or the vLLM-Omni options listed in "
+                     f"{OMNI_FLAGS_FILE.name}" if omni else f"vLLM {VLLM_VERSION}")
+            problems.append((start, f"{option}: not a vllm serve option in {where}"))
             while i < len(tokens) and not is_flag(tokens[i]):
                 i += 1
             continue

@@ -47,6 +47,7 @@ TASKS = {
     "audio": "Audio",
     "reasoning": "Reasoning",
     "tools": "Tool calling",
+    "omni": "Omni / generation",
 }
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
 
