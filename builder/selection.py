@@ -337,8 +337,12 @@ class _Resolver:
                         if self.variant_reason(variant_id, h) is None]
                 raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
         elif hw_id is not None:
-            variant_id = next(
-                (v for v in variants if self.variant_reason(v, hw_id) is None), None)
+            # The first variant that runs here, preferring one some strategy can serve (a
+            # checkpoint too big for a workstation gives way to a smaller one).
+            runs = [v for v in variants if self.variant_reason(v, hw_id) is None]
+            served = [v for v in runs if any(self.strategy_reason(hw_id, v, s) is None
+                                              for s in self.strategies)]
+            variant_id = next(iter(served or runs), None)
             if variant_id is None:
                 support = recipe_support(recipe, hw_id, hardware[hw_id])
                 raise SelectionError("hardware", (
