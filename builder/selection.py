@@ -135,7 +135,15 @@ def strategy_reason(
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
-    return deploy.reason(catalog, recipe, hw_id, variant_id)
+    problem = deploy.reason(catalog, recipe, hw_id, variant_id)
+    if problem:
+        return problem
+    low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                                 "strategy": strategy_id})
+    if low > MAX_NODES:
+        return (f"{label(variant_id, variant)} needs {low} {hw_name} nodes with {name}; the "
+                f"builder lays out at most {MAX_NODES}")
+    return None
 
 
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
