@@ -62,6 +62,16 @@ def load(site: BuiltSite, path: str) -> Any:
     return json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
 
 
+def follow(site: BuiltSite, path: str) -> Any:
+    """The document at `path`, through its `same_as` pointer when it is one (one hop: a
+    pointer never points at another pointer)."""
+    doc = load(site, path)
+    if "same_as" in doc:
+        doc = load(site, doc["same_as"])
+        assert "same_as" not in doc
+    return doc
+
+
 def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """(dotted key, value) of every leaf; lists are leaves."""
     if isinstance(value, dict):
@@ -163,9 +173,9 @@ def test_alternatives_and_by_hardware_follow_the_builder(built_site: BuiltSite) 
                     if s not in blocked and s != command["strategy"]]
         assert list(command["alternatives"]) == expected
         for sid, path in command["alternatives"].items():
-            assert load(built_site, path)["recommended_command"]["strategy"] == sid
+            assert follow(built_site, path)["recommended_command"]["strategy"] == sid
         for hw_id, path in command["by_hardware"].items():
-            other = load(built_site, path)["recommended_command"]
+            other = follow(built_site, path)["recommended_command"]
             assert (other["hardware"], other["variant"]) == (hw_id, command["variant"])
         order = list(builder_catalog()["hardware"])
         assert list(command["by_hardware"]) == sorted(command["by_hardware"], key=order.index)
@@ -183,7 +193,12 @@ def test_models_json_lists_recipes_and_variant_ids(built_site: BuiltSite) -> Non
     for row in rows:
         assert set(row) >= {"hf_id", "title", "provider", "url", "json"}
         doc = load(built_site, row["json"])
-        assert doc["hf_id"] == row.get("recipe", row["hf_id"])
+        if "same_as" in doc:  # the default variant's own id points at the recipe's document
+            assert row["variant"] == "default"
+            doc = load(built_site, doc["same_as"])
+            assert doc["hf_id"] == row["recipe"]
+            continue
+        assert doc.get("recipe", doc["hf_id"]) == row.get("recipe", row["hf_id"])
         assert doc["recommended_command"]["model_id"] == (
             row["hf_id"] if "variant" in row else doc["recommended_command"]["model_id"]
         )
@@ -198,7 +213,7 @@ def test_variant_documents_are_pinned_to_their_variant(built_site: BuiltSite) ->
                 assert link is None
                 continue
             assert link == f"/{variant.model_id}.json"
-            command = load(built_site, link)["recommended_command"]
+            command = follow(built_site, link)["recommended_command"]
             assert command["variant"] == variant_id
             assert command["model_id"] == variant.model_id
 
@@ -233,7 +248,7 @@ def _cli_call(doc: dict[str, Any]) -> list[str] | None:
     """`vllm-recipes` arguments for the document's selection, or None if the CLI
     cannot name it (a variant without a model id, on a recipe whose id names a variant)."""
     command = doc["recommended_command"]
-    hf_id, query = doc["hf_id"], dict(command["query"])
+    hf_id, query = doc.get("recipe", doc["hf_id"]), dict(command["query"])
     variant = command["variant"]
     model_id = catalog().recipes[hf_id].variants[variant].model_id
     if "variant" not in query and catalog().find(hf_id) == (hf_id, "default"):
@@ -272,9 +287,8 @@ def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
         assert cli.returncode == 0, f"{where}: {cli.stderr}"
         result = json.loads(cli.stdout)
         command = doc["recommended_command"]
-        assert [c["argv"] for c in command["commands"]] == [
-            c["argv"] for c in result["commands"]
-        ], where
+        blocks = command.get("commands") or [command]  # one command: `argv` is all of it
+        assert [c["argv"] for c in blocks] == [c["argv"] for c in result["commands"]], where
         assert command["argv"] in [c["argv"] for c in result["commands"]], where
         assert command["docker_argv"] in [c["docker_argv"] for c in result["commands"]], where
         assert result["selection"]["strategy"] == command["strategy"], where

@@ -7,10 +7,11 @@ resolve to files of the built site.
 
     /models.json                       every recipe and every variant with its own model id
     /<hf_id>.json                      a recipe: meta, recommended_command, its data, guide
-    /<hf_id>/hw/<hw>.json              one rendering each (see renderings.py)
-    /<hf_id>/strategies/<s>.json
-    /<hf_id>/hw/<hw>/strategies/<s>.json
-    /<variant_model_id>.json           a variant with its own model id (recipe shape)
+    /<hf_id>/hw/<hw>.json              one rendering each (see renderings.py); a file whose
+    /<hf_id>/strategies/<s>.json       selection another file already has points at it
+    /<hf_id>/hw/<hw>/strategies/<s>.json   (`same_as`) instead of repeating it
+    /<variant_model_id>.json           a variant with its own model id: its command and links
+    /<variant_model_id>/hw/<hw>.json   the variant on one hardware
     /strategies.json, /strategies/<s>.json, /hardware.json, /schema.json
     /builder-catalog.json              the catalog argument of the builder (the page loads it)
 """
@@ -25,7 +26,6 @@ from urllib.parse import urlencode
 
 from builder.selection import node_memory_gb
 from builder.types import Result
-from builder.view import page_state
 from vllm_recipes.loader import Catalog
 from vllm_recipes.schema import json_schema
 
@@ -38,6 +38,8 @@ Endpoint = tuple[str, str]
 """(path relative to the site root, JSON text)."""
 
 CATALOG_JSON = "builder-catalog.json"
+SHARED_KEYS = ("strategy_spec", "hardware_profile", "by_hardware")
+"""Keys of `recommended_command` that per-selection files leave out."""
 
 
 def dumps(data: Any) -> str:
@@ -83,17 +85,22 @@ def recommended_command(
     alternatives: dict[str, str],
     by_hardware: dict[str, str],
     page: str,
+    full: bool = True,
 ) -> Data:
     """The reference's `recommended_command` shape for one builder result, plus what a
     script needs to reproduce it (`query`, `features`, every command block).
 
     `command`/`argv`/`docker_*` are the `vllm serve` command (the head node's when there are
-    several); `commands` has every block of the result (multi-node, prefill/decode, ...)."""
+    several); `commands` has every block of the result (multi-node, prefill/decode, ...).
+    `full` keeps every block's `sources` and `commands` even for one command; the many
+    per-selection files leave out both (one command is `command`; sources are in --json) and
+    what is the same in all of them (`SHARED_KEYS`: `/strategies/<s>.json`, `/hardware.json`
+    and the recipe's document have them)."""
     selection = result["selection"]
     serve = _primary(result)
     nodes = int(selection["nodes"])
     strategy = catalog["strategies"][selection["strategy"]]
-    return {
+    command = {
         "hardware": selection["hardware"],
         "strategy": selection["strategy"],
         "variant": selection["variant"],
@@ -116,10 +123,18 @@ def recommended_command(
         "query": query,
         "page": page,
         "summary": result["summary"],
-        "commands": result["commands"],
+        "commands": result["commands"] if full else [
+            {k: v for k, v in c.items() if k != "sources"} for c in result["commands"]
+        ] if len(result["commands"]) > 1 else None,
         "install_commands": result["install"],
         "notes": result["notes"],
+        "request": result["request"],
     }
+    if not full:  # the same in every file of a tree: in the recipe's document and catalogs
+        for key in SHARED_KEYS:
+            command.pop(key)
+    return {key: value for key, value in command.items()
+            if not (key == "commands" and value is None)}
 
 
 class _RecipeApi:
@@ -151,20 +166,20 @@ class _RecipeApi:
         }
 
     def alternatives(self, tree: Tree, rendering: Rendering) -> dict[str, str]:
+        """The other strategies available for the rendering's hardware and variant."""
         current = rendering.result["selection"]["strategy"]
         links = {}
         for sid in available_strategies(self.catalog, rendering.result):
             if sid == current:
                 continue
-            if "hardware" in rendering.query:
-                target = tree.hw_strategies.get((rendering.hardware, sid))
-            else:
-                target = tree.strategies.get(sid)
+            # Without a hardware in the query, the strategy's own file (as the reference does).
+            target = (tree.with_strategy(rendering.hardware, sid) if "hardware" in rendering.query
+                      else tree.strategies.get(sid))
             if target is not None:
                 links[sid] = self.url(target.uri)
         return links
 
-    def command(self, tree: Tree, rendering: Rendering) -> Data:
+    def command(self, tree: Tree, rendering: Rendering, *, full: bool) -> Data:
         return recommended_command(
             self.catalog,
             self.recipe,
@@ -173,6 +188,7 @@ class _RecipeApi:
             alternatives=self.alternatives(tree, rendering),
             by_hardware=self.by_hardware(rendering),
             page=self.page(rendering.query),
+            full=full,
         )
 
     def variant_links(self) -> dict[str, str]:
@@ -194,38 +210,50 @@ class _RecipeApi:
         }
         return data
 
-    def document(self, tree: Tree, rendering: Rendering, data: Data) -> Data:
+    def document(self, tree: Tree) -> Data:
+        """The recipe's document: meta, the default command, its data and guide."""
         return {
             "hf_id": self.hf_id,
             "meta": self.recipe["meta"],
-            "recommended_command": self.command(tree, rendering),
-            **data,
+            "recommended_command": self.command(tree, tree.doc, full=True),
+            **self.data(),
             "guide": self.guide,
         }
 
-    def rendering(self, tree: Tree, rendering: Rendering, *, widget: bool) -> Data:
-        doc = {
-            "hf_id": self.hf_id,
+    def variant_document(self, tree: Tree) -> Data:
+        """A variant's own model id: what differs from the recipe (its command), and links."""
+        return {
+            "hf_id": tree.model_id,
+            "recipe": self.hf_id,
+            "variant": tree.variant,
             "title": self.recipe["meta"]["title"],
             "recipe_json": self.url(f"{self.hf_id}.json"),
-            "recommended_command": self.command(tree, rendering),
+            "recommended_command": self.command(tree, tree.doc, full=True),
         }
-        if widget:
-            # The page paints this while Python is still loading (recipe-builder.js).
-            doc["widget_html"] = page_state(self.catalog, self.recipe, rendering.query)["html"]
-        return doc
+
+    def rendering(self, tree: Tree, rendering: Rendering) -> Data:
+        if rendering.same_as is not None:
+            return {
+                "hf_id": tree.model_id,
+                "query": rendering.query,
+                "same_as": self.url(rendering.same_as.uri),
+            }
+        return {
+            "hf_id": tree.model_id,
+            **({"recipe": self.hf_id, "variant": tree.variant} if tree.variant else {}),
+            "recipe_json": self.url(f"{self.hf_id}.json"),
+            "recommended_command": self.command(tree, rendering, full=False),
+        }
 
     def endpoints(self) -> Iterator[Endpoint]:
-        data = self.data()
         for variant_id, tree in self.r.trees.items():
-            yield tree.doc.uri, dumps(self.document(tree, tree.doc, data))
-            own = variant_id == "default"
-            for rendering in [*tree.hardware.values(), *tree.strategies.values()]:
-                yield rendering.uri, dumps_compact(self.rendering(tree, rendering, widget=own))
-            for rendering in tree.hw_strategies.values():
-                yield rendering.uri, dumps_compact(self.rendering(tree, rendering, widget=False))
+            doc = self.document(tree) if variant_id == "default" else self.variant_document(tree)
+            yield tree.doc.uri, dumps(doc)
+            for rendering in [*tree.hardware.values(), *tree.strategies.values(),
+                              *tree.hw_strategies.values()]:
+                yield rendering.uri, dumps_compact(self.rendering(tree, rendering))
         for alias in self.r.aliases.values():
-            yield alias.uri, dumps(self.document(self.r.trees["default"], alias, data))
+            yield alias.uri, dumps(self.rendering(self.r.trees["default"], alias))
 
 
 def recipe_endpoints(

@@ -1,15 +1,18 @@
 """Which selections the site publishes, and the builder's result for each.
 
 A *tree* is a model id under which JSON files live. Every recipe has one, at its own id,
-holding the default variant's renderings (queries leave the variant out, as the page does).
-Each variant that declares its own model id (other than the recipe's) gets one more, with
-every query pinned to that variant. The default variant's own model id, when it has one,
-is published as an alias document that links into the recipe's tree. Under a tree ``T``::
+holding the default variant's renderings (queries leave the variant out, as the page does):
 
     T.json                           the tree's query
     T/hw/<hw>.json                   + hardware, for every hardware where it builds
-    T/strategies/<s>.json            + strategy, for every strategy available there
-    T/hw/<hw>/strategies/<s>.json    + hardware and strategy, likewise
+    T/hw/<hw>/strategies/<s>.json    + hardware and strategy, for every other strategy there
+    T/strategies/<s>.json            + strategy (on the default hardware)
+
+No file is a copy of another: where two queries give the same selection (a strategy that is
+the hardware's default; a strategy on the default hardware), the second file *points* at the
+first (`same_as`). Each variant that declares its own model id (other than the recipe's) gets a
+tree with its document and its per-hardware files, every query pinned to that variant; the
+default variant's own model id is a pointer to the recipe's document.
 
 "Available" is what the builder says: a strategy missing from ``result["unavailable"]``.
 Every result comes from ``builder.build``, the function the CLI calls.
@@ -32,12 +35,14 @@ Data = dict[str, Any]
 
 @dataclass(frozen=True)
 class Rendering:
-    """One published selection: its query (URL keys) and the builder's result."""
+    """One published selection: its query (URL keys) and the builder's result, or a pointer
+    to the rendering that has the same selection."""
 
     uri: str
     """Where its JSON file goes, relative to the site root (no leading slash)."""
     query: dict[str, str]
     result: Result
+    same_as: Rendering | None = None
 
     @property
     def hardware(self) -> str:
@@ -46,6 +51,10 @@ class Rendering:
     @property
     def variant(self) -> str:
         return self.result["selection"]["variant"]
+
+    @property
+    def canonical(self) -> Rendering:
+        return self.same_as or self
 
 
 @dataclass
@@ -65,6 +74,14 @@ class Tree:
         yield from self.strategies.values()
         yield from self.hw_strategies.values()
 
+    def with_strategy(self, hw_id: str, sid: str) -> Rendering | None:
+        """The rendering of `sid` on `hw_id` (the hardware's own file for its default)."""
+        rendering = self.hardware.get(hw_id)
+        if rendering is not None and rendering.result["selection"]["strategy"] == sid:
+            return rendering
+        found = self.hw_strategies.get((hw_id, sid))
+        return found.canonical if found else None
+
 
 @dataclass
 class RecipeRenderings:
@@ -72,7 +89,7 @@ class RecipeRenderings:
     trees: dict[str, Tree]
     """By variant id: "default" is the recipe's own tree, then one per variant model id."""
     aliases: dict[str, Rendering]
-    """Documents at a variant's model id that link into another tree (the default variant)."""
+    """Documents at a variant's model id that point into another tree (the default variant)."""
 
     def tree_for(self, variant: str) -> Tree:
         """The tree whose hardware files a rendering of `variant` links to."""
@@ -109,23 +126,31 @@ def _tree(catalog: Data, recipe: Data, model_id: str, variant: str | None) -> Tr
     if result is None:
         return None
     tree = Tree(model_id, variant, Rendering(f"{model_id}.json", base, result))
-    for sid in available_strategies(catalog, result):
-        query = {**base, "strategy": sid}
-        tree.strategies[sid] = Rendering(
-            f"{model_id}/strategies/{sid}.json", query, build(catalog, recipe, query)
-        )
     for hw_id in catalog["hardware"]:
         query = {**base, "hardware": hw_id}
         hw_result = _try(catalog, recipe, query)
         if hw_result is None:
             continue
-        tree.hardware[hw_id] = Rendering(f"{model_id}/hw/{hw_id}.json", query, hw_result)
+        hw = tree.hardware[hw_id] = Rendering(f"{model_id}/hw/{hw_id}.json", query, hw_result)
+        if variant:
+            continue  # a variant's tree: its document and one file per hardware
         for sid in available_strategies(catalog, hw_result):
             pair = {**query, "strategy": sid}
-            tree.hw_strategies[hw_id, sid] = Rendering(
-                f"{model_id}/hw/{hw_id}/strategies/{sid}.json", pair,
-                build(catalog, recipe, pair),
-            )
+            uri = f"{model_id}/hw/{hw_id}/strategies/{sid}.json"
+            if sid == hw_result["selection"]["strategy"]:
+                tree.hw_strategies[hw_id, sid] = Rendering(uri, pair, hw_result, same_as=hw)
+            else:
+                tree.hw_strategies[hw_id, sid] = Rendering(uri, pair,
+                                                           build(catalog, recipe, pair))
+    if variant:
+        return tree
+    default_hw = result["selection"]["hardware"]
+    for sid in available_strategies(catalog, result):
+        target = tree.with_strategy(default_hw, sid)
+        if target is not None:
+            tree.strategies[sid] = Rendering(f"{model_id}/strategies/{sid}.json",
+                                             {**base, "strategy": sid}, target.result,
+                                             same_as=target)
     return tree
 
 
@@ -144,8 +169,7 @@ def render_recipe(catalog: Data, recipe: Data) -> RecipeRenderings:
     aliases = {}
     default_id = recipe["variants"]["default"].get("model_id")
     if default_id and default_id != hf_id:
-        query = {"variant": "default"}
-        aliases["default"] = Rendering(
-            f"{default_id}.json", query, build(catalog, recipe, query)
-        )
+        doc = trees["default"].doc
+        aliases["default"] = Rendering(f"{default_id}.json", {"variant": "default"}, doc.result,
+                                       same_as=doc)
     return RecipeRenderings(hf_id, trees, aliases)
