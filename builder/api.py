@@ -14,17 +14,40 @@ from .omni import omni_request
 from .selection import _Resolver, parse_query
 from .types import Command, Data, Note, Result
 
-__all__ = ["build", "render", "render_commands"]
+__all__ = ["Builder", "build", "render", "render_commands"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def build(catalog: Data, recipe: Data, query: Mapping[str, str]) -> Result:
     """Commands for `query` (URL keys, all optional); SelectionError for bad or unavailable keys."""
-    explicit = parse_query(catalog, recipe, query)
-    resolver = _Resolver(catalog, recipe)
-    selection = resolver.run(explicit)
-    return render(catalog, recipe, selection, resolver.unavailable(explicit, selection))
+    return Builder(catalog, recipe).build(query)
+
+
+class Builder:
+    """`build` for many queries of one recipe: what does not depend on the query (the offered
+    hardware, each variant's and strategy's reasons per hardware) is worked out once and
+    kept on the instance. The catalog and recipe must not change while it is in use."""
+
+    def __init__(self, catalog: Data, recipe: Data) -> None:
+        self.catalog = catalog
+        self.recipe = recipe
+        self.resolver = _Resolver(catalog, recipe)
+
+    def build(self, query: Mapping[str, str], *, unavailable: bool = True) -> Result:
+        """`build(catalog, recipe, query)`; with `unavailable=False` the result's
+        `unavailable` is left empty (for callers that show no pills)."""
+        explicit = parse_query(self.catalog, self.recipe, query, self.resolver.choices)
+        selection = self.resolver.run(explicit)
+        reasons = self.resolver.unavailable(explicit, selection) if unavailable else {}
+        return render(self.catalog, self.recipe, selection, reasons)
+
+    def offered_strategies(self, selection: Mapping[str, str]) -> list[str]:
+        """The strategies a pill row offers next to a resolved `selection` (its own
+        included), in catalog order: the ones `build` does not list as unavailable."""
+        hw_id, variant_id, own = selection["hardware"], selection["variant"], selection["strategy"]
+        return [sid for sid in self.catalog["strategies"] if sid == own
+                or self.resolver.strategy_reason(hw_id, variant_id, sid) is None]
 
 
 def render(

@@ -49,12 +49,16 @@ def precision_keys(variant: Data) -> list[str] | None:
     return [required] if required else None
 
 
-def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str) -> str | None:
-    """Why variant `variant_id` is not offered on `hw_id`; None when it is."""
+def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
+                   offered: bool | None = None) -> str | None:
+    """Why variant `variant_id` is not offered on `hw_id`; None when it is. `offered`:
+    whether the recipe offers `hw_id` (`recipe_support`), when the caller knows."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     name = hw["display_name"]
-    if recipe_support(recipe, hw_id, hw) is None:
+    if offered is None:
+        offered = recipe_support(recipe, hw_id, hw) is not None
+    if not offered:
         return f"this recipe is not offered on {name}"
     own = variant.get("hardware")
     if own is not None and not any(matches(key, hw_id, hw) for key in own):

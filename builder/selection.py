@@ -71,11 +71,12 @@ def offered_hardware(catalog: Data, recipe: Data) -> list[str]:
     return [h for h, hw in catalog["hardware"].items() if recipe_support(recipe, h, hw)]
 
 
-def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
+def choices(catalog: Data, recipe: Data, offered: list[str] | None = None
+            ) -> dict[str, list[str]]:
     """Every value each selection key can take, in display order (hardware: what the recipe
-    offers)."""
+    offers; `offered` when the caller has it)."""
     result = {
-        "hardware": offered_hardware(catalog, recipe),
+        "hardware": offered_hardware(catalog, recipe) if offered is None else list(offered),
         "variant": list(recipe["variants"]),
         **({TASK: task_ids(recipe)} if recipe.get("omni") else {}),
         "strategy": list(catalog["strategies"]),
@@ -90,9 +91,11 @@ def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
     return result
 
 
-def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[str, str]:
-    """Check keys and values exist; raises SelectionError naming the key and the valid values."""
-    valid = choices(catalog, recipe)
+def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
+                valid: Mapping[str, list[str]] | None = None) -> dict[str, str]:
+    """Check keys and values exist; raises SelectionError naming the key and the valid values.
+    `valid`: `choices(catalog, recipe)` when the caller has it."""
+    valid = choices(catalog, recipe) if valid is None else valid
     explicit = {}
     for key, value in query.items():
         if key not in valid:
@@ -277,13 +280,15 @@ class _Resolver:
         self._variant_reasons: dict[tuple[str, str], str | None] = {}
         self._default_hardware: dict[str, str | None] = {}
         self.offered = offered_hardware(catalog, recipe)
+        self._offered = set(self.offered)
         self.strategies = recipe_strategies(catalog, recipe)
+        self.choices = choices(catalog, recipe, self.offered)
 
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
         key = (variant_id, hw_id)
         if key not in self._variant_reasons:
             self._variant_reasons[key] = variant_reason(self.catalog, self.recipe, variant_id,
-                                                        hw_id)
+                                                        hw_id, hw_id in self._offered)
         return self._variant_reasons[key]
 
     def default_hardware(self, variant_id: str) -> str | None:
@@ -353,9 +358,9 @@ class _Resolver:
             # The first variant that runs here, preferring one some strategy can serve (a
             # checkpoint too big for a workstation gives way to a smaller one).
             runs = [v for v in variants if self.variant_reason(v, hw_id) is None]
-            served = [v for v in runs if any(self.strategy_reason(hw_id, v, s) is None
-                                              for s in self.strategies)]
-            variant_id = next(iter(served or runs), None)
+            variant_id = next((v for v in runs if any(self.strategy_reason(hw_id, v, s) is None
+                                                      for s in self.strategies)),
+                              runs[0] if runs else None)
             if variant_id is None:
                 support = recipe_support(recipe, hw_id, hardware[hw_id])
                 raise SelectionError("hardware", (
@@ -512,7 +517,7 @@ class _Resolver:
                     selection: Mapping[str, str]) -> dict[str, dict[str, str]]:
         result: dict[str, dict[str, str]] = {}
         sel = dict(selection)
-        options = choices(self.catalog, self.recipe)
+        options = self.choices
         refused = install_refusals(Context(self.catalog, self.recipe, sel))
         for key, values in options.items():
             for value in values:

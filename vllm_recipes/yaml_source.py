@@ -19,11 +19,16 @@ __all__ = ["Located", "YamlFile", "dotted", "read_yaml"]
 Path_ = tuple[str | int, ...]
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader without implicit timestamps, refusing duplicate keys."""
+class _PyLoader(yaml.SafeLoader):
+    """SafeLoader without implicit timestamps, refusing duplicate keys. Pure Python: its
+    syntax errors say what was expected (libyaml's say less), so it reads files that fail."""
 
 
-_Loader.yaml_implicit_resolvers = {
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The same on libyaml's parser when PyYAML has it (several times faster)."""
+
+
+_PyLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
@@ -42,7 +47,8 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
     return loader.construct_mapping(node)
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+for _loader in (_PyLoader, _Loader):
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
 def dotted(loc: Iterable[str | int]) -> str:
@@ -120,16 +126,23 @@ def _index(node: yaml.Node, path: Path_, lines: dict[Path_, int], depth: int = 0
             _index(item, child, lines, depth + 1)
 
 
+def _parse(text: str, loader_class: type[Any]) -> tuple[yaml.Node | None, Any]:
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        return node, loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+
+
 def read_yaml(path: Path, display: str) -> YamlFile:
     """Parse `path`; InvalidRecipe (`file:line: message`) when it is not valid YAML."""
     text = path.read_text(encoding="utf-8")
     try:
-        loader = _Loader(text)
         try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()  # type: ignore[no-untyped-call]
+            node, data = _parse(text, _Loader)
+        except yaml.YAMLError:
+            node, data = _parse(text, _PyLoader)  # for its message; raises the same problem
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         where = f"{display}:{mark.line + 1}" if mark else display

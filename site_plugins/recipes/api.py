@@ -29,7 +29,7 @@ from builder.types import Result
 from vllm_recipes.loader import Catalog
 from vllm_recipes.schema import json_schema
 
-from .renderings import RecipeRenderings, Rendering, Tree, available_strategies, trees_of
+from .renderings import RecipeRenderings, Rendering, Tree, trees_of
 
 __all__ = ["Endpoint", "global_endpoints", "recipe_endpoints", "recommended_command"]
 
@@ -169,7 +169,7 @@ class _RecipeApi:
         """The other strategies available for the rendering's hardware and variant."""
         current = rendering.result["selection"]["strategy"]
         links = {}
-        for sid in available_strategies(self.catalog, rendering.result):
+        for sid in rendering.strategies:
             if sid == current:
                 continue
             # Without a hardware in the query, the strategy's own file (as the reference does).

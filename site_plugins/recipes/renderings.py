@@ -14,8 +14,10 @@ first (`same_as`). Each variant that declares its own model id (other than the r
 tree with its document and its per-hardware files, every query pinned to that variant; the
 default variant's own model id is a pointer to the recipe's document.
 
-"Available" is what the builder says: a strategy missing from ``result["unavailable"]``.
-Every result comes from ``builder.build``, the function the CLI calls.
+"Available" is what the builder says: ``Builder.offered_strategies``, the strategies
+``build`` does not list as unavailable. Every result comes from ``builder.Builder.build``, the
+function the CLI calls (without the unavailable pills, which no JSON file shows, except for
+each tree's document).
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.api import build
+from builder.api import Builder
 from builder.errors import SelectionError
 from builder.types import Result
 
-__all__ = ["Rendering", "Tree", "available_strategies", "render_recipe", "trees_of"]
+__all__ = ["Rendering", "Tree", "render_recipe", "trees_of"]
 
 Data = dict[str, Any]
 
@@ -43,6 +45,8 @@ class Rendering:
     query: dict[str, str]
     result: Result
     same_as: Rendering | None = None
+    strategies: tuple[str, ...] = ()
+    """The strategies offered next to its selection (its own included), catalog order."""
 
     @property
     def hardware(self) -> str:
@@ -106,51 +110,55 @@ def trees_of(hf_id: str, recipe: Data) -> dict[str, str]:
     return trees
 
 
-def available_strategies(catalog: Data, result: Result) -> list[str]:
-    """The strategies the builder offers next to `result`'s selection (its own included)."""
-    blocked = result["unavailable"].get("strategy", {})
-    return [sid for sid in catalog["strategies"] if sid not in blocked]
-
-
-def _try(catalog: Data, recipe: Data, query: Mapping[str, str]) -> Result | None:
+def _try(builder: Builder, query: Mapping[str, str], *, unavailable: bool = False
+         ) -> Result | None:
     try:
-        return build(catalog, recipe, query)
+        return builder.build(query, unavailable=unavailable)
     except SelectionError:
         return None
 
 
-def _tree(catalog: Data, recipe: Data, model_id: str, variant: str | None) -> Tree | None:
+def _rendering(builder: Builder, uri: str, query: dict[str, str], result: Result,
+               same_as: Rendering | None = None) -> Rendering:
+    return Rendering(uri, query, result, same_as,
+                     tuple(builder.offered_strategies(result["selection"])))
+
+
+def _tree(builder: Builder, model_id: str, variant: str | None) -> Tree | None:
     base = {"variant": variant} if variant else {}
     # The recipe's own tree must build: its root query is what the model page shows.
-    result = _try(catalog, recipe, base) if variant else build(catalog, recipe, base)
+    result = (_try(builder, base, unavailable=True) if variant
+              else builder.build(base))
     if result is None:
         return None
-    tree = Tree(model_id, variant, Rendering(f"{model_id}.json", base, result))
-    for hw_id in catalog["hardware"]:
+    tree = Tree(model_id, variant, _rendering(builder, f"{model_id}.json", base, result))
+    for hw_id in builder.catalog["hardware"]:
         query = {**base, "hardware": hw_id}
-        hw_result = _try(catalog, recipe, query)
+        hw_result = _try(builder, query)
         if hw_result is None:
             continue
-        hw = tree.hardware[hw_id] = Rendering(f"{model_id}/hw/{hw_id}.json", query, hw_result)
+        hw = tree.hardware[hw_id] = _rendering(builder, f"{model_id}/hw/{hw_id}.json", query,
+                                               hw_result)
         if variant:
             continue  # a variant's tree: its document and one file per hardware
-        for sid in available_strategies(catalog, hw_result):
+        for sid in hw.strategies:
             pair = {**query, "strategy": sid}
             uri = f"{model_id}/hw/{hw_id}/strategies/{sid}.json"
             if sid == hw_result["selection"]["strategy"]:
-                tree.hw_strategies[hw_id, sid] = Rendering(uri, pair, hw_result, same_as=hw)
+                tree.hw_strategies[hw_id, sid] = _rendering(builder, uri, pair, hw_result,
+                                                            same_as=hw)
             else:
-                tree.hw_strategies[hw_id, sid] = Rendering(uri, pair,
-                                                           build(catalog, recipe, pair))
+                tree.hw_strategies[hw_id, sid] = _rendering(
+                    builder, uri, pair, builder.build(pair, unavailable=False))
     if variant:
         return tree
     default_hw = result["selection"]["hardware"]
-    for sid in available_strategies(catalog, result):
+    for sid in tree.doc.strategies:
         target = tree.with_strategy(default_hw, sid)
         if target is not None:
-            tree.strategies[sid] = Rendering(f"{model_id}/strategies/{sid}.json",
-                                             {**base, "strategy": sid}, target.result,
-                                             same_as=target)
+            tree.strategies[sid] = _rendering(builder, f"{model_id}/strategies/{sid}.json",
+                                              {**base, "strategy": sid}, target.result,
+                                              same_as=target)
     return tree
 
 
@@ -161,9 +169,10 @@ def render_recipe(catalog: Data, recipe: Data) -> RecipeRenderings:
     whose own query builds nowhere simply gets no tree (and no `json` link).
     """
     hf_id = recipe["model"]["model_id"]
+    builder = Builder(catalog, recipe)
     trees: dict[str, Tree] = {}
     for variant_id, model_id in trees_of(hf_id, recipe).items():
-        tree = _tree(catalog, recipe, model_id, None if variant_id == "default" else variant_id)
+        tree = _tree(builder, model_id, None if variant_id == "default" else variant_id)
         if tree is not None:
             trees[variant_id] = tree
     aliases = {}
@@ -171,5 +180,5 @@ def render_recipe(catalog: Data, recipe: Data) -> RecipeRenderings:
     if default_id and default_id != hf_id:
         doc = trees["default"].doc
         aliases["default"] = Rendering(f"{default_id}.json", {"variant": "default"}, doc.result,
-                                       same_as=doc)
+                                       same_as=doc, strategies=doc.strategies)
     return RecipeRenderings(hf_id, trees, aliases)
