@@ -34,6 +34,15 @@ class Builder:
         self.recipe = recipe
         self.resolver = _Resolver(catalog, recipe)
 
+    @property
+    def choices(self) -> dict[str, list[str]]:
+        """`selection.choices(catalog, recipe)`."""
+        return self.resolver.choices
+
+    def resolve(self, query: Mapping[str, str]) -> dict[str, str]:
+        """The complete selection for `query` (URL keys), or SelectionError."""
+        return self.resolver.run(parse_query(self.catalog, self.recipe, query, self.choices))
+
     def build(self, query: Mapping[str, str], *, unavailable: bool = True) -> Result:
         """`build(catalog, recipe, query)`; with `unavailable=False` the result's
         `unavailable` is left empty (for callers that show no pills)."""

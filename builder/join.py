@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from .api import build, render_commands
+from .api import Builder, render_commands
 from .command_diff import (
     STATUSES,
     CommandDiff,
@@ -34,7 +34,7 @@ from .command_diff import (
     summarize,
 )
 from .errors import SelectionError
-from .selection import choices, parse_query, resolve
+from .selection import resolve
 from .types import Command, Data, Result
 from .view import CONNECTOR_LABELS, FRONTEND_LABELS, INSTALL_LABELS, OFFLOAD_LABELS, ROW_LABELS
 
@@ -192,15 +192,15 @@ def describe_query(catalog: Data, recipe: Data, query: Mapping[str, str],
     return ", ".join(words)
 
 
-def _minimal(catalog: Data, recipe: Data, explicit: dict[str, str]) -> dict[str, str]:
-    target = resolve(catalog, recipe, explicit)
+def _minimal(builder: Builder, explicit: dict[str, str]) -> dict[str, str]:
+    target = builder.resolve(explicit)
     query = dict(explicit)
     for key in list(query):
         if key == "hardware":
             continue
         trial = {k: v for k, v in query.items() if k != key}
         try:
-            if resolve(catalog, recipe, trial) == target:
+            if builder.resolve(trial) == target:
                 query = trial
         except SelectionError:
             continue
@@ -218,13 +218,14 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
         return None
     hw_id, match, note = placed
     engines = _engines(configuration)
-    keys = [k for k in choices(catalog, recipe) if k not in FIXED]
-    options = choices(catalog, recipe)
+    builder = Builder(catalog, recipe)
+    options = builder.choices
+    keys = [k for k in options if k not in FIXED]
     scored: dict[tuple[tuple[str, str], ...], float] = {}
 
     def score(explicit: dict[str, str]) -> float | None:
         try:
-            selection = resolve(catalog, recipe, parse_query(catalog, recipe, explicit))
+            selection = builder.resolve(explicit)
         except SelectionError:
             return None
         signature = tuple(selection.items())
@@ -250,7 +251,7 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
         if move is None:
             break
         best, explicit = move
-    result: Result = build(catalog, recipe, explicit)
+    result: Result = builder.build(explicit)
     total, roles = _compare(result["commands"], result["docker_image"], engines)
     counts = dict.fromkeys([*STATUSES, "deployment"], 0)
     other_model = False
@@ -259,7 +260,7 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
             for status, n in role["diff"]["counts"].items():
                 counts[status] += n
             other_model = other_model or role["diff"]["model"]["status"] != "equal"
-    query = dict(sorted(_minimal(catalog, recipe, explicit).items(),
+    query = dict(sorted(_minimal(builder, explicit).items(),
                         key=lambda kv: list(options).index(kv[0])))
     return {
         "hardware": hw_id,

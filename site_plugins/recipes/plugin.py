@@ -36,13 +36,6 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     ) -> str:
         return self.site.page_content(html, page)
 
-    def on_post_build(self, *, config: MkDocsConfig) -> None:
-        self.site.cleanup()
-
-    def on_build_error(self, *, error: Exception) -> None:
-        if hasattr(self, "site"):
-            self.site.cleanup()
-
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in self.site.watch:
             server.watch(path)

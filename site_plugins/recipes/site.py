@@ -1,8 +1,8 @@
 """The recipe site of one build: the catalog, loaded once, and every file made from it.
 
 `plugin.py` holds the hooks; each calls one method here. Files are added to mkdocs with
-`File.generated` in `on_files`, so mkdocs knows every output (nothing is written into
-`site_dir` behind its back).
+`File.generated` in `on_files`, with their content, so mkdocs knows and writes every output
+(nothing is written into `site_dir` behind its back, and nothing is staged on disk first).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import secrets
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -98,8 +97,6 @@ class Job:
     guide: str
     base: str
     nonce: str
-    staging: str
-    """Directory the recipe's JSON files are written to (mkdocs copies them from there)."""
     sections: tuple[Section, ...] = ()
     """Extra model page sections (compare box, published configurations)."""
     deployments: dict[str, Any] | None = None
@@ -111,8 +108,8 @@ class RecipeOutputs:
     hf_id: str
     error: str = ""
     """Why the recipe's default selection does not build (nothing else is set then)."""
-    endpoints: list[str] = field(default_factory=list)
-    """Site paths of the JSON files written under the job's staging directory."""
+    endpoints: list[api.Endpoint] = field(default_factory=list)
+    """(site path, JSON text) of the recipe's files (mkdocs writes them)."""
     models: list[dict[str, Any]] = field(default_factory=list)
     strategies: dict[str, str] = field(default_factory=dict)
     """Strategy → the recipe's rendering with it (default hardware)."""
@@ -131,17 +128,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     except SelectionError as error:
         return RecipeOutputs(hf_id, error=str(error))
     tree = renderings.trees["default"]
-    # Written here, not returned: a big catalog's JSON need not all sit in memory at once.
-    endpoints = []
     dynamo = job.deployments
     extra = deployments.endpoints(hf_id, dynamo, base) if dynamo else iter(())
-    for uri, content in chain(
+    endpoints = list(chain(
         api.recipe_endpoints(catalog, recipe, job.guide, renderings, base), extra
-    ):
-        path = Path(job.staging, uri)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-        endpoints.append(uri)
+    ))
     outputs = RecipeOutputs(
         hf_id,
         endpoints=endpoints,
@@ -182,7 +173,6 @@ class RecipesSite:
         self.browse = ""
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
-        self._staging: tempfile.TemporaryDirectory[str] | None = None
         self.deployments = deployments or {}
         """NVIDIA Dynamo deployment targets by hf_id (`vllm_recipes.deployments`)."""
 
@@ -221,13 +211,10 @@ class RecipesSite:
         text("assets/builder/manifest.json", manifest)
 
         catalog = self.catalog.builder_catalog()
-        self.cleanup()
-        self._staging = tempfile.TemporaryDirectory(prefix="recipes-site-")
-        staging = self._staging.name
         self.published.join(catalog, self.base)
         jobs = [
             Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
-                self.base, self.nonce, staging,
+                self.base, self.nonce,
                 self.published.model_sections(hf_id, self.base, api.CATALOG_JSON),
                 self.deployments.get(hf_id))
             for hf_id in self.catalog.recipes
@@ -244,8 +231,8 @@ class RecipesSite:
                     f"{display}: the default selection does not build: "
                     f"{outputs.error}"
                 )
-            for uri in outputs.endpoints:
-                out.append(File.generated(config, uri, abs_src_path=f"{staging}/{uri}"))
+            for uri, content in outputs.endpoints:
+                text(uri, content)
             models += outputs.models
             for sid, path in outputs.strategies.items():
                 by_strategy.setdefault(sid, {})[hf_id] = path
@@ -311,12 +298,6 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
-
-    def cleanup(self) -> None:
-        """Remove the staged JSON files (after mkdocs has copied them, or on failure)."""
-        if self._staging is not None:
-            self._staging.cleanup()
-            self._staging = None
 
     @property
     def watch(self) -> list[str]:
