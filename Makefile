@@ -55,7 +55,7 @@ serve: build
 
 test: install install-browser
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto
 
 test-fast: install
 	$(VENV)/bin/pytest -m "not browser and not site"

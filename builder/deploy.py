@@ -4,8 +4,9 @@ switches on it.
 
 Node counts: 1 for single-node strategies; for multi-node strategies from the nodes the
 variant needs (`vram_minimum_gb` over one node's `gpu_count × memory_gb`, at least 2) to
-`MAX_NODES`; for prefill/decode exactly the nodes its two pools use; for KV-store strategies
-(one instance per node) 2 to `MAX_NODES`.
+`MAX_NODES`, and a power of two where tensor parallelism spans every GPU (TP and TEP across
+nodes: the size must divide the attention heads); for prefill/decode exactly the nodes its two
+pools use; for KV-store strategies (one instance per node) 2 to `MAX_NODES`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ __all__ = ["DEPLOY_TYPES", "MAX_NODES", "DeployType", "deploy_type"]
 
 MAX_NODES = 16
 ROUTER_PACKAGE = "vllm-router"
+POWER_OF_TWO_LAYOUTS = ("tp", "tep")
+"""Multi-node layouts whose tensor-parallel size spans every GPU: it must divide the model's
+attention heads, so the node count is a power of two."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,10 @@ class DeployType:
 def _multi_node_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tuple[int, int]:
     hw = catalog["hardware"][sel["hardware"]]
     need = recipe["variants"][sel["variant"]]["vram_minimum_gb"]
-    return max(2, math.ceil(need / (hw["gpu_count"] * hw["memory_gb"]))), MAX_NODES
+    low = max(2, math.ceil(need / (hw["gpu_count"] * hw["memory_gb"])))
+    if catalog["strategies"][sel["strategy"]]["layout"] in POWER_OF_TWO_LAYOUTS:
+        low = 1 << (low - 1).bit_length()
+    return low, MAX_NODES
 
 
 def _pd_packages(ctx: Context) -> list[str]:

@@ -7,7 +7,8 @@ cluster. Layouts (N nodes, G GPUs used on each):
 - `tp_pp`: tensor parallel inside a node, pipeline parallel across nodes (`--tensor-parallel-size
   G --pipeline-parallel-size N`);
 - `dep`: one data-parallel rank per GPU, `--data-parallel-size N×G`, experts over all of them;
-- `tp_dp`: one data-parallel replica of TP G per node, `--data-parallel-size N`.
+- `tp_dp`: one data-parallel rank of TP G per node, `--data-parallel-size N` (MoE models add
+  expert parallelism over all of them).
 
 TP and PP across nodes use vLLM's multiprocessing launcher (`--nnodes`, `--node-rank`,
 `--master-addr`); data parallelism uses `--data-parallel-size-local`, `--data-parallel-address`,
@@ -142,6 +143,9 @@ def render_multi_node(ctx: Context) -> list[Command]:
     placement = Placement(ctx.strategy["layout"], ctx.nodes, gpus)
     args = ctx.base_options()
     args.extend(size_args(placement), origin)
+    if placement.layout == "tp_dp" and ctx.model["architecture"] == "moe":
+        args.set(builder_origin("multi_node", "TP×DP of a MoE model spreads the experts over "
+                                "every rank", "placement"), "--enable-expert-parallel")
     ctx.apply_overrides(args)
     ctx.apply_features(args)
     return server_commands(

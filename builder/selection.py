@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .compose import Context
-from .deploy import DEPLOY_TYPES, MAX_NODES, deploy_type
+from .deploy import DEPLOY_TYPES, MAX_NODES, POWER_OF_TWO_LAYOUTS, deploy_type
 from .errors import SelectionError
 from .hardware_keys import most_specific
 from .install import install_refusals
@@ -135,7 +135,15 @@ def strategy_reason(
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
-    return deploy.reason(catalog, recipe, hw_id, variant_id)
+    problem = deploy.reason(catalog, recipe, hw_id, variant_id)
+    if problem:
+        return problem
+    low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                                 "strategy": strategy_id})
+    if low > MAX_NODES:
+        return (f"{label(variant_id, variant)} needs {low} {hw_name} nodes with {name}; the "
+                f"builder lays out at most {MAX_NODES}")
+    return None
 
 
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
@@ -174,9 +182,14 @@ def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tup
 
 def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int) -> str | None:
     low, high = node_range(catalog, recipe, sel)
+    strategy = catalog["strategies"][sel["strategy"]]
+    name = strategy["display_name"]
+    if (low <= nodes <= high and strategy["deploy_type"] == "multi_node"
+            and strategy["layout"] in POWER_OF_TWO_LAYOUTS and nodes & (nodes - 1)):
+        return (f"{name} spans every GPU with one tensor-parallel group, whose size must divide "
+                "the attention heads: pick a power-of-two node count")
     if low <= nodes <= high:
         return None
-    name = catalog["strategies"][sel["strategy"]]["display_name"]
     if low == high:
         return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
     if nodes < low and low > 2:

@@ -127,8 +127,9 @@ def test_check_a_clean_tree_and_a_broken_one(tmp_path: Path) -> None:
     tree = tmp_path / "recipes"
     shutil.copytree(ROOT / "recipes", tree)
     recipe = tree / "models/meta-llama/Llama-3.1-8B-Instruct.yaml"
-    recipe.write_text(recipe.read_text().replace("date_added: 2026-11-29",
-                                                 "date_added: 2026-11-31"))
+    text = recipe.read_text()
+    added = next(line for line in text.splitlines() if "date_added:" in line)
+    recipe.write_text(text.replace(added, "  date_added: 2026-11-31"))
     out = run("check", str(tree))
     assert out.returncode == 1
     line = next(i for i, text in enumerate(recipe.read_text().splitlines(), 1)

@@ -46,20 +46,37 @@ process.stdout.write(out);
 """
 
 
+def _representatives(recipes: dict[str, dict]) -> set[str]:
+    """Recipes that between them use every part of the format: prefill/decode, KV offload,
+    feature modes, opt-in and exclusive features, Omni tasks, several variants."""
+    chosen: set[str] = set()
+    for marker in ("pd", "kv_offload_support", "omni", "exclusive_features", "dependencies"):
+        chosen |= set(sorted(h for h, r in recipes.items() if r.get(marker))[:2])
+    modes = sorted(h for h, r in recipes.items()
+                   if any(f.get("modes") for f in r.get("features", {}).values()))
+    chosen |= set(modes[:2])
+    chosen |= set(sorted(recipes, key=lambda h: -len(recipes[h]["variants"]))[:2])
+    return chosen
+
+
 def _cases(catalog: dict, recipes: dict[str, dict]) -> list[tuple[str, dict[str, str]]]:
+    """Every recipe's default page and variants; the whole matrix for the representatives."""
     cases: list[tuple[str, dict[str, str]]] = []
+    full = _representatives(recipes)
     for hf_id, recipe in recipes.items():
         cases.append((hf_id, {}))
+        cases += [(hf_id, {"variant": v}) for v in recipe["variants"]]
+        cases.append((hf_id, {"hardware": "nope", "colour": "blue", "install": "pip"}))
+        if hf_id not in full:
+            continue
         cases += [(hf_id, {"hardware": hw}) for hw in catalog["hardware"]]
         cases += [(hf_id, {"strategy": s}) for s in catalog["strategies"]]
-        cases += [(hf_id, {"variant": v}) for v in recipe["variants"]]
         cases += [(hf_id, {"install": "docker"}), (hf_id, {"frontend": "python"})]
         for fid, feature in recipe.get("features", {}).items():
             for value in ["on", "off", *(feature.get("modes") or {})]:
                 cases.append((hf_id, {fid: value}))
                 cases.append((hf_id, {"hardware": "mi355x", fid: value, "install": "docker"}))
         cases.append((hf_id, {"strategy": "multi_node_tp", "nodes": "2", "install": "docker"}))
-        cases.append((hf_id, {"hardware": "nope", "colour": "blue", "install": "pip"}))
     return cases
 
 
