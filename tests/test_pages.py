@@ -70,7 +70,10 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
     badges = {b.find("span", "rcp-badge-k").text: b.find("span", "rcp-badge-v").text
               for b in hero.find_all("span", "rcp-badge")}
     assert badges["Parameters"] == recipe.model.parameter_count
-    assert badges["Context"] == format_context(recipe.model.context_length)
+    if recipe.model.context_length:
+        assert badges["Context"] == format_context(recipe.model.context_length)
+    else:  # a generation model without a text context
+        assert "Context" not in badges
     assert recipe.model.min_vllm_version in badges["vLLM"]
     if recipe.model.active_parameters:
         assert badges["Active"] == recipe.model.active_parameters

@@ -1,6 +1,7 @@
-"""Every recipe × variant × hardware × strategy: it renders valid vLLM commands, or it is
-unavailable with a reason. Rendered with default features, with every feature on, and with
-every mode of every feature."""
+"""Every recipe × variant × hardware × strategy (× task, for vLLM-Omni recipes): it renders
+valid vLLM commands, or it is unavailable with a reason. Rendered with default features, with
+every feature on, and with every mode of every feature. A vLLM-Omni command (`--omni`) is
+checked against vLLM's options plus the listed vLLM-Omni ones."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from builder import SelectionError, build, resolve
 from tests.recipes_data import builder_catalog, builder_recipe, grid, hf_ids
-from vllm_recipes.vllm_flags import check_serve_argv
+from vllm_recipes.vllm_flags import check_serve_argv, check_tokens, lookup
 
 
 def _feature_queries(recipe: dict) -> Iterator[dict[str, str]]:
@@ -34,12 +35,32 @@ def _feature_queries(recipe: dict) -> Iterator[dict[str, str]]:
             yield {fid: mode}
 
 
+def _task_queries(recipe: dict) -> list[dict[str, str]]:
+    """Every task of a vLLM-Omni recipe (one empty query for the others)."""
+    return [{"task": task} for task in (recipe.get("omni") or {}).get("tasks", {})] or [{}]
+
+
+def _omni_serve_problems(argv: list[str]) -> list[str]:
+    """check_serve_argv for `vllm serve MODEL ... --omni`: vLLM-Omni's options are valid too."""
+    problems = [problem for _, problem in check_tokens(argv[3:], omni=True)]
+    seen: set[str] = set()
+    for token in argv[3:]:
+        spec, key = lookup(token, omni=True) if token.startswith("-") else (None, None)
+        if spec is not None:
+            identity = spec["dest"] + ("." + key if key else "")
+            if identity in seen:
+                problems.append(f"{token.split('=', 1)[0]}: given twice")
+            seen.add(identity)
+    return problems
+
+
 def _check(result: dict) -> list[str]:
     problems = []
     for command in result["commands"]:
         argv = command["argv"]
         if argv[:2] == ["vllm", "serve"]:
-            problems += [f"{command['label']}: {p}" for p in check_serve_argv(argv)]
+            found = _omni_serve_problems(argv) if "--omni" in argv else check_serve_argv(argv)
+            problems += [f"{command['label']}: {p}" for p in found]
         joined = command["text"].replace("\\\n", "")
         if shlex.split(joined) != argv:
             problems.append(f"{command['label']}: text does not round-trip")
@@ -57,8 +78,12 @@ def test_every_combination_renders_or_says_why(hf_id: str) -> None:
     recipe = builder_recipe(hf_id)
     rendered = 0
     problems: list[str] = []
-    for _, variant, hardware, strategy in (g for g in grid() if g[0] == hf_id):
-        base = {"variant": variant, "hardware": hardware, "strategy": strategy}
+    combinations = (
+        ({"variant": variant, "hardware": hardware, "strategy": strategy, **task})
+        for _, variant, hardware, strategy in (g for g in grid() if g[0] == hf_id)
+        for task in _task_queries(recipe)
+    )
+    for base in combinations:
         try:
             resolve(catalog, recipe, base)
         except SelectionError as error:

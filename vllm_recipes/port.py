@@ -34,7 +34,7 @@ __all__ = ["draft", "main"]
 DROPPED_META = ("difficulty", "slug", "platforms", "hardware", "default_hardware")
 DROPPED_MODEL = ("base_args", "base_env", "supports_dcp", "docker_source", "flashinfer_autotune",
                  "nightly_required", "install", "docker_image")
-BRAND_KEYS = {"nvidia": "nvidia", "amd": "amd", "tpu": "google", "intel": "xeon"}
+BRAND_KEYS = {"nvidia": "nvidia", "amd": "amd", "tpu": "google", "intel": "xeon", "huawei": "npu"}
 
 
 def _identifier(value: str) -> str:
@@ -297,8 +297,15 @@ def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
     return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=small)
 
 
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    """Multi-line text (a written-out `curl`, install steps) as a literal block."""
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
 _Dumper.add_representer(list, _represent_list)
 _Dumper.add_representer(dict, _represent_dict)
+_Dumper.add_representer(str, _represent_str)
 
 
 def _request(task: dict[str, Any]) -> dict[str, Any] | None:

@@ -546,7 +546,8 @@ class OmniRequest(Strict):
     output: str | None = None
     """File the response is written to."""
     curl: str | None = None
-    """A whole `curl ...` command, used as written."""
+    """A whole `curl ...` command, used as written (shell lines before it may set variables
+    or comment, e.g. `export FIRST_FRAME=...`)."""
 
     @model_validator(mode="after")
     def _one_form(self) -> OmniRequest:
@@ -554,8 +555,10 @@ class OmniRequest(Strict):
             raise ValueError("curl: a written-out curl takes no endpoint, json_body or form")
         if self.json_body is not None and self.form is not None:
             raise ValueError("form: a request has a JSON body or form fields, not both")
-        if self.curl is not None and not self.curl.lstrip().startswith("curl "):
-            raise ValueError("curl: must start with `curl `")
+        if self.curl is not None and not any(
+            line.lstrip().startswith("curl ") for line in self.curl.splitlines()
+        ):
+            raise ValueError("curl: has no line that starts with `curl `")
         return self
 
 

@@ -84,8 +84,9 @@ def model_badges(recipe: Data) -> list[str]:
     badges.append(_badge("Parameters", model["parameter_count"]))
     if model.get("active_parameters"):
         badges.append(_badge("Active", model["active_parameters"], "active parameters per token"))
-    tokens = model["context_length"]
-    badges.append(_badge("Context", format_context(tokens), f"{tokens:,} tokens"))
+    tokens = model.get("context_length")  # none for generation models without a text context
+    if tokens:
+        badges.append(_badge("Context", format_context(tokens), f"{tokens:,} tokens"))
     badges.append(_badge("vLLM", f"≥ {model['min_vllm_version']}", "minimum vLLM version"))
     return badges
 
