@@ -9,9 +9,10 @@ specific key wins) replace those on matching hardware. The command is one server
     features that are on, `--port` (the recipe's `omni.port`), then `--omni`.
 
 There is no parallel-size flag: the recipe's arguments set the server's parallelism
-(`--num-gpus`, `--usp`, ...). The request example is the task's `request` (a JSON body or form
-fields posted to the task's endpoint, or a whole `curl` written out), over the kind's defaults
-(`vocabulary.OMNI_KINDS`).
+(`--num-gpus`, `--usp`, ...). A task is offered on hardware where the GPUs its server runs on
+(`server_gpus`) hold its `vram_minimum_gb` (the task's on that hardware, else the variant's).
+The request example is the task's `request` (a JSON body or form fields posted to the task's
+endpoint, or a whole `curl` written out), over the kind's defaults (`vocabulary.OMNI_KINDS`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ import json
 import shlex
 from typing import Any
 
+from .arglist import ArgList
 from .compose import Context, builder_origin, serve_command
 from .omni_tasks import TASK, omni_task, task_ids
 from .types import Command, Data, Request
 from .vocabulary import OMNI_KINDS
 
-__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "task_ids"]
+__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "server_gpus",
+           "task_ids", "task_reason"]
 
 OMNI_FLAG = "--omni"
 HOST = "localhost"
@@ -40,13 +43,54 @@ def task_model_id(ctx: Context) -> str | None:
     return task.get("model_id")
 
 
-def render_omni(ctx: Context) -> list[Command]:
+PARALLEL_FLAGS = ("--tensor-parallel-size", "--usp", "--ring", "--cfg-parallel-size")
+"""vLLM-Omni's parallel degrees (`--ulysses-degree` is `--usp`); their product is the GPUs a
+server runs on when `--num-gpus` does not say."""
+
+
+def _server_args(ctx: Context) -> ArgList:
+    """The arguments that decide the server's layout: base, overrides and the task's."""
     task_id = ctx.selection[TASK]
     task, key = _task(ctx)
     args = ctx.base_options()
     ctx.apply_overrides(args)
     path = f"omni.tasks.{task_id}" + (f".hardware_overrides.{key}" if key else "")
     args.extend(task.get("extra_args", []), ctx.origin(f"{path}.extra_args", f"task: {task_id}"))
+    return args
+
+
+def server_gpus(args: ArgList) -> int:
+    """The GPUs a vLLM-Omni server with these arguments runs on."""
+    def value(flag: str) -> int:
+        given = args.get(flag)
+        return int(given[0]) if given and given[0].isdigit() else 1
+
+    if args.get("--num-gpus"):
+        return value("--num-gpus")
+    count = 1
+    for flag in PARALLEL_FLAGS:
+        count *= value("--ulysses-degree" if flag == "--usp" and not args.get(flag) else flag)
+    return count
+
+
+def task_reason(ctx: Context) -> str | None:
+    """Why the selected task cannot be served on the selected hardware; None when it can."""
+    task, _ = _task(ctx)
+    name = task.get("label") or OMNI_KINDS[task["kind"]].label
+    hw, hw_name = ctx.hw, ctx.hw["display_name"]
+    gpus = server_gpus(_server_args(ctx))
+    if gpus > hw["gpu_count"]:
+        return f"{name} runs on {gpus} GPUs; {hw_name} has {hw['gpu_count']}"
+    need = task.get("vram_minimum_gb") or ctx.variant["vram_minimum_gb"]
+    have = gpus * hw["memory_gb"]
+    if need > have:
+        where = f"one {hw_name} GPU has" if gpus == 1 else f"its {gpus} {hw_name} GPUs have"
+        return f"{name} needs {need} GB; {where} {have} GB"
+    return None
+
+
+def render_omni(ctx: Context) -> list[Command]:
+    args = _server_args(ctx)
     ctx.apply_features(args)
     port = ctx.recipe["omni"].get("port")
     if port is not None:

@@ -1,7 +1,8 @@
 """From a query (the page's URL keys) to a complete selection, and why choices are unavailable.
 
 Explicit choices are kept or refused; everything not given is defaulted to the first choice
-that works with them, stage by stage: hardware and variant, strategy, nodes, the
+that works with them, stage by stage: hardware and variant, strategy, a vLLM-Omni recipe's
+task (the first that fits, see `omni.py`), nodes, the
 prefill/decode KV connector (`pd_connector`), the KV offload tier (`kv_offload`, only for
 recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
 follow `offering.py`; strategies are the recipe's `strategies` list in order of preference
@@ -27,6 +28,7 @@ from .hardware_keys import most_specific
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
 from .offering import default_hardware, label, recipe_support, variant_reason
+from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR, connector_choices
 from .types import Data
@@ -158,7 +160,8 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     if arch and arch != recipe["model"]["architecture"]:
         return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
     gpus = hw["gpu_count"]
-    fits = fits_one_node(variant, hw)
+    # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`).
+    fits = strategy["deploy_type"] == OMNI_DEPLOY or fits_one_node(variant, hw)
     if not match.get("multi_node", False):
         if gpus < match.get("min_gpus", 1):
             return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
@@ -254,6 +257,27 @@ def mode_reason(
     return None
 
 
+OMNI_FRONTEND = "python"
+"""vLLM-Omni serves its routes (images, video, speech) from its own Python API server."""
+
+
+def frontend_reason(catalog: Data, sel: Mapping[str, str], frontend: str) -> str | None:
+    """Why `frontend` cannot serve the strategy in `sel`; None when it can."""
+    if (catalog["strategies"][sel["strategy"]]["deploy_type"] == OMNI_DEPLOY
+            and frontend != OMNI_FRONTEND):
+        return (f"vLLM-Omni serves its routes from its own {FRONTENDS[OMNI_FRONTEND].label} "
+                f"API server, not the {FRONTENDS[frontend].label} frontend")
+    return None
+
+
+def default_frontend(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> str:
+    """The recipe's `default_frontend`, else Python for vLLM-Omni, else Rust."""
+    if recipe["model"].get("default_frontend"):
+        return str(recipe["model"]["default_frontend"])
+    omni = catalog["strategies"][sel["strategy"]]["deploy_type"] == OMNI_DEPLOY
+    return OMNI_FRONTEND if omni else "rust"
+
+
 def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
     """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it)."""
     value = recipe["features"][fid].get("opt_in", False)
@@ -269,7 +293,7 @@ def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
 class _Resolver:
     """One recipe's resolution, stage by stage (see the module docstring)."""
 
-    STAGES = ("hardware", TASK, "strategy", "nodes", PD_CONNECTOR, KV_OFFLOAD, "features",
+    STAGES = ("hardware", "strategy", TASK, "nodes", PD_CONNECTOR, KV_OFFLOAD, "features",
               "frontend", "install")
 
     def __init__(self, catalog: Data, recipe: Data) -> None:
@@ -279,6 +303,7 @@ class _Resolver:
         self._strategy_reasons: dict[tuple[str, str, str], str | None] = {}
         self._variant_reasons: dict[tuple[str, str], str | None] = {}
         self._default_hardware: dict[str, str | None] = {}
+        self._task_reasons: dict[tuple[str, str, str], str | None] = {}
         self.offered = offered_hardware(catalog, recipe)
         self._offered = set(self.offered)
         self.strategies = recipe_strategies(catalog, recipe)
@@ -323,9 +348,9 @@ class _Resolver:
     def fails(self, explicit: Mapping[str, str], focus: str, start: int,
               sel: dict[str, str]) -> str | None:
         """Why `explicit` cannot be resolved from stage `start` on (None when it can). Only
-        stages up to the last one an explicit key enters can fail (hardware and strategy
-        always can), so the rest are not run."""
-        last = max([self.STAGES.index("strategy"), *(self.stage_of(key) for key in explicit)])
+        stages up to the last one an explicit key enters can fail (hardware, strategy and a
+        vLLM-Omni task always can), so the rest are not run."""
+        last = max([self.STAGES.index(TASK), *(self.stage_of(key) for key in explicit)])
         sel = dict(sel)
         try:
             for stage in self.STAGES[start:last + 1]:
@@ -377,9 +402,29 @@ class _Resolver:
 
     def _task(self, explicit: Mapping[str, str], sel: dict[str, str],
               focus: str | None) -> None:
+        """A vLLM-Omni recipe's task: the one asked for, else the first that fits here."""
         tasks = task_ids(self.recipe)
-        if tasks:
-            sel[TASK] = explicit.get(TASK, tasks[0])
+        if not tasks:
+            return
+        wanted = explicit.get(TASK)
+        reasons = {}
+        for task_id in [wanted] if wanted is not None else tasks:
+            reasons[task_id] = self.task_reason(sel, task_id)
+            if reasons[task_id] is None:
+                sel[TASK] = task_id
+                return
+        if wanted is not None:
+            raise SelectionError(TASK, reasons[wanted])  # type: ignore[arg-type]
+        hw_name = self.catalog["hardware"][sel["hardware"]]["display_name"]
+        raise SelectionError("hardware", f"no task of this recipe fits on {hw_name}: "
+                                         f"{reasons[tasks[0]]}")
+
+    def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None:
+        key = (sel["hardware"], sel["variant"], task_id)
+        if key not in self._task_reasons:
+            ctx = Context(self.catalog, self.recipe, {**sel, TASK: task_id})
+            self._task_reasons[key] = task_reason(ctx)
+        return self._task_reasons[key]
 
     def _strategy(self, explicit: Mapping[str, str], sel: dict[str, str],
                   focus: str | None) -> None:
@@ -496,8 +541,11 @@ class _Resolver:
 
     def _frontend(self, explicit: Mapping[str, str], sel: dict[str, str],
                   focus: str | None) -> None:
-        sel["frontend"] = explicit.get(
-            "frontend", self.recipe["model"].get("default_frontend", "rust"))
+        frontend = explicit.get("frontend") or default_frontend(self.catalog, self.recipe, sel)
+        problem = frontend_reason(self.catalog, sel, frontend)
+        if problem:
+            raise SelectionError("frontend", problem)
+        sel["frontend"] = frontend
 
     def _install(self, explicit: Mapping[str, str], sel: dict[str, str],
                  focus: str | None) -> None:
@@ -537,7 +585,7 @@ class _Resolver:
         if key == KV_OFFLOAD:
             return self.offload_reason(sel, value)
         if key == "frontend":
-            return None
+            return frontend_reason(self.catalog, sel, value)
         if key == "install":
             return refused.get(value)
         return self.fails({**explicit, key: value}, key, self.stage_of(key), sel)

@@ -186,3 +186,41 @@ def test_listed_vllm_omni_options_are_sourced_and_used() -> None:
     used = {flag for hf_id in omni_ids() for flag in _flags(builder_recipe(hf_id))}
     # Only options some recipe uses are listed (`--omni` is the builder's own).
     assert set(listed) - used == {"--omni"}
+
+
+# ------------------------------------------------------------------ memory and frontend
+
+
+def test_a_task_is_offered_where_its_server_gpus_hold_it() -> None:
+    """The GPUs a server runs on (`--num-gpus`, else its parallel degrees) hold the task's
+    memory on that hardware, else the variant's."""
+    catalog = builder_catalog()
+    h3 = builder_recipe("MiniMaxAI/MiniMax-H3")
+    # 2 × 24 GB hold the 48 GB single-DiT profile the task names for this workstation.
+    argv = build(catalog, h3, {"hardware": "rtx_4090_2x"})["commands"][0]["argv"]
+    assert argv[argv.index("--num-gpus") + 1] == "2" and "--task-type" in argv
+    with pytest.raises(SelectionError) as refused:
+        build(catalog, builder_recipe("IndexTeam/IndexTTS-2.5"), {"hardware": "h100"})
+    assert refused.value.key == "hardware"
+    assert refused.value.reason.endswith("needs 96 GB; one H100 GPU has 80 GB")
+    ltx = builder_recipe("Lightricks/LTX-2.5-Diffusers")
+    blocked = build(catalog, ltx, {"hardware": "h100"})["unavailable"]["task"]
+    assert blocked["full_two_stage_t2v"] == (
+        "Full two-stage T2V needs 114 GB; one H100 GPU has 80 GB")
+    on_h200 = build(catalog, ltx, {"hardware": "h200"})["unavailable"].get("task", {})
+    assert "full_two_stage_t2v" not in on_h200
+    with pytest.raises(SelectionError) as refused:
+        build(catalog, ltx, {"hardware": "h100", "task": "full_two_stage_t2v"})
+    assert refused.value.key == "task"
+
+
+@pytest.mark.parametrize("hf_id", ["Qwen/Qwen-Image", "MiniMaxAI/MiniMax-H3"])
+def test_omni_servers_use_the_python_frontend(hf_id: str) -> None:
+    catalog, recipe = builder_catalog(), builder_recipe(hf_id)
+    result = build(catalog, recipe, {})
+    assert result["selection"]["frontend"] == "python"
+    assert "VLLM_USE_RUST_FRONTEND" not in result["commands"][0]["env"]
+    assert "own Python API server" in result["unavailable"]["frontend"]["rust"]
+    with pytest.raises(SelectionError) as refused:
+        build(catalog, recipe, {"frontend": "rust"})
+    assert refused.value.key == "frontend"
