@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
 from tests.sitebuild import BuiltSite, build
+
+# The command line's cache of validated recipes (vllm_recipes/answer_cache.py): one of the
+# test session's own, not the user's.
+os.environ.setdefault("VLLM_RECIPES_CACHE", tempfile.mkdtemp(prefix="vllm-recipes-cache-"))
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -151,3 +152,33 @@ def test_help_readme_and_api_page_name_every_selection_key() -> None:
     for key in SELECTION_KEYS:
         assert f"  {key} " in help_text, key
         assert f"`{key}`" in readme, key
+
+
+def test_cached_answers_equal_fresh_ones_and_follow_edits(tmp_path: Path) -> None:
+    """The CLI's cache of validated recipes (answer_cache.py) answers like the loader, and an
+    edited recipe is read again."""
+    tree = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", tree)
+    cache = tmp_path / "cache"
+
+    def answer(*args: str, cache_dir: str = str(cache)) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "vllm_recipes", "--recipes", str(tree), *args], cwd=ROOT,
+            capture_output=True, text=True, check=False,
+            env={**os.environ, "VLLM_RECIPES_CACHE": cache_dir})
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    query = ("nvidia/DeepSeek-V4-Flash-NVFP4", "hardware=gb200", "--json")
+    fresh = answer(*query, cache_dir="off")
+    assert not cache.exists()
+    assert answer(*query) == fresh  # fills the cache
+    assert len(list(cache.rglob("*.json"))) == 1
+    assert answer(*query) == fresh  # answered from it
+    path = tree / "models" / "deepseek-ai" / "DeepSeek-V4-Flash.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "--block-size: 256}" in text
+    path.write_text(text.replace("--block-size: 256}", "--block-size: 128}", 1), encoding="utf-8")
+    edited = answer(*query)
+    assert edited != fresh and '"128"' in edited
+    assert edited == answer(*query, cache_dir="off")

@@ -218,10 +218,22 @@ class GeneratedPage:
         self.slots[f"<p>{token}</p>"] = html
         return f"\n{token}\n"
 
-    def fill(self, html: str) -> str:
-        for token, fragment in self.slots.items():
-            html = html.replace(token, fragment, 1)
+    def mark(self, html: str) -> str:
+        """The page's content with each slot paragraph turned into an HTML comment: what
+        the theme's search indexes stays the guide's text (and is parsed at its size)."""
+        for token in self.slots:
+            html = html.replace(token, _comment(token), 1)
         return html
+
+    def fill(self, output: str) -> str:
+        """The finished page with each slot's HTML in place."""
+        for token, fragment in self.slots.items():
+            output = output.replace(_comment(token), fragment, 1)
+        return output
+
+
+def _comment(token: str) -> str:
+    return f"<!--{token[3:-4]}-->"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,9 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     ) -> str:
         return self.site.page_content(html, page)
 
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        return self.site.post_page(output, page)
+
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in self.site.watch:
             server.watch(path)

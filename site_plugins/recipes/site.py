@@ -285,7 +285,7 @@ class RecipesSite:
         self.markdown.active = False
         generated = self.pages.get(page.file.src_uri)
         if generated is not None:
-            return generated.fill(html)
+            return generated.mark(html)
         if KEYS_MARKER in html:
             html = html.replace(KEYS_MARKER, selection_keys_html(), 1)
         if page.is_homepage:
@@ -298,6 +298,11 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
+
+    def post_page(self, output: str, page: Page) -> str:
+        """A generated page's slots filled in the finished HTML (after search indexing)."""
+        generated = self.pages.get(page.file.src_uri)
+        return generated.fill(output) if generated is not None else output
 
     @property
     def watch(self) -> list[str]:
