@@ -13,12 +13,13 @@ PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
-.PHONY: help install install-py install-js install-browser build serve test test-fast lint bench schema clean
+.PHONY: help install install-py install-js install-browser build serve dev test test-fast lint bench schema clean
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
 	@echo "make test    install what is missing, run every test (unit, golden, property, site, browser)"
 	@echo "make build   build the static site into site/"
+	@echo "make dev     serve the site while you edit recipes: each save rebuilds what changed"
 	@echo "make bench   build-time, size and page-load benchmarks"
 	@echo "make lint    ruff"
 
@@ -52,6 +53,11 @@ build: install
 serve: build
 	@echo "Serving site/ on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind $(HOST) --directory site
+
+# For recipe authors: mkdocs' dirty rebuilds; the recipes plugin re-renders only the recipes
+# whose data changed (site_plugins/recipes/memo.py).
+dev: install
+	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
 test: install install-browser
 	$(VENV)/bin/ruff check .

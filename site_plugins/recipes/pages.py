@@ -169,6 +169,7 @@ def install_html(catalog: Data, result: Result) -> str:
         label = INSTALL_LABELS.get(method, method)
         if choice["available"] and choice["command"]:
             body = f'<pre class="rcp-code"><code>{e(choice["command"])}</code></pre>'
+            body += _install_extras(choice)
         else:
             body = f'<p class="rcp-muted">{e(choice.get("reason") or "Not offered here.")}</p>'
         cards.append(
@@ -181,6 +182,23 @@ def install_html(catalog: Data, result: Result) -> str:
         "builder's Install row shows the install for the hardware you pick.</p>"
         f'<div class="rcp-install-grid">{"".join(cards)}</div></div>'
     )
+
+
+def _install_extras(choice: Mapping[str, Any]) -> str:
+    """The recipe's install note and extra steps (`dependencies`) for one install method."""
+    parts = []
+    if choice.get("note"):
+        parts.append(f'<p class="rcp-muted">{e(choice["note"])}</p>')
+    steps = choice.get("dependencies") or []
+    if steps:
+        items = "".join(
+            f'<li><p>{e(step["note"])}'
+            + (' <span class="rcp-optional">optional</span>' if step.get("optional") else "")
+            + f'</p><pre class="rcp-code"><code>{e(step["command"])}</code></pre></li>'
+            for step in steps
+        )
+        parts.append(f'<p class="rcp-install-then">Then:</p><ol class="rcp-steps">{items}</ol>')
+    return "".join(parts)
 
 
 def notes_html(catalog: Data, recipe: Data) -> str:
@@ -211,6 +229,8 @@ class GeneratedPage:
     markdown: str = ""
     slots: dict[str, str] = field(default_factory=dict)
     """`<p>token</p>` → HTML."""
+    head: str = ""
+    """HTML for the page's <head> (metadata, see `machine.py`)."""
 
     def slot(self, name: str, html: str) -> str:
         """A Markdown paragraph that `fill` replaces with `html`."""
@@ -229,6 +249,8 @@ class GeneratedPage:
         """The finished page with each slot's HTML in place."""
         for token, fragment in self.slots.items():
             output = output.replace(_comment(token), fragment, 1)
+        if self.head:
+            output = output.replace("</head>", self.head + "</head>", 1)
         return output
 
 
