@@ -31,7 +31,7 @@ from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api
 from ._safe_markdown import SafeMarkdown
-from .assets import MissingAsset, builder_files, pyodide_files
+from .assets import MissingAsset, site_assets
 from .config import RecipesConfig
 from .pages import BrowseCard, GeneratedPage, browse_html, model_page, redirect_page
 from .renderings import render_recipe
@@ -40,6 +40,8 @@ __all__ = ["RecipesSite", "load_site"]
 
 log = get_plugin_logger(__name__)
 PARALLEL_FROM = 16
+ASSET_CACHE = ".build/assets"
+"""Where the Pyodide snapshot and compressed assets are kept between builds."""
 """With `workers: 0`, recipes are rendered in worker processes from this many recipes on."""
 
 
@@ -176,12 +178,12 @@ class RecipesSite:
             out.append(File.generated(config, uri, content=content))
 
         # Assets first: a missing Pyodide fails the build before any rendering.
-        for uri, path in pyodide_files(self.pyodide_dir).items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        modules, manifest = builder_files(self.builder_dir)
-        for uri, path in modules.items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        text("assets/builder/manifest.json", manifest)
+        assets = site_assets(self.pyodide_dir, self.builder_dir, _resolve(config, ASSET_CACHE))
+        for uri, source in assets.items():
+            if isinstance(source, Path):
+                out.append(File.generated(config, uri, abs_src_path=str(source)))
+            else:
+                text(uri, source)
 
         catalog = self.catalog.builder_catalog()
         self.cleanup()
