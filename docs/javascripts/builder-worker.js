@@ -1,13 +1,24 @@
 // The recipe builder's Python, off the main thread: a module Web Worker that boots Pyodide
-// once per tab, copies the site's builder/*.py into Pyodide's file system, and answers
-// page_state(query) with the HTML Python renders. No command logic lives here: the worker
-// only moves text between the page and builder.view.page_state.
+// once per tab and answers page_state(query) with the HTML Python renders. No command logic
+// lives here: the worker only moves text between the page and builder.view.page_state.
 //
+// Boot: from the memory snapshot the site ships (assets/builder/snapshot-<hash>.bin, made at
+// build time with every builder module imported), else the ordinary way (Python starts, the
+// builder's sources are fetched and written into Pyodide's file system). A failed start is
+// reported at once with what to fix: an HTTP error on one of Pyodide's files, a failed
+// WebAssembly instantiation, no WebAssembly at all. A .wasm served with a wrong MIME type is
+// accepted (compiled from a corrected response) rather than failing.
+//
+// Data: the recipe document (/<hf_id>.json) and the builder catalog, each fetched once per tab;
+// every selection is computed here, so a click makes no network request.
+//
+// The protocol is a switch on `type`; add new message types as new cases.
 // Messages in:  {type: "init", pyodideURL, builderURL}
 //               {type: "prepare", catalogURL, recipeURL}
-//               {type: "page_state", id, catalogURL, recipeURL, query}
-// Messages out: {type: "ready", ms} | {type: "failed", error}
-//               {type: "result", id, html, explicit, notice, ms} | {type: "error", id, error}
+//               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
+// Messages out: {type: "ready", ms, snapshot} | {type: "failed", error}
+//               {type: "result", id, html, explicit, notice, foreign, ms}
+//               {type: "error", id, error}
 
 // The Python half of the bridge: JSON text in, JSON text out. The recipe JSON the site
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
@@ -31,23 +42,29 @@ def loaded(url):
     return url in _data
 
 
-def call(catalog_url, recipe_url, query_json):
-    state = page_state(_data[catalog_url], _data[recipe_url], json.loads(query_json))
+def call(catalog_url, recipe_url, pairs_json):
+    query = dict(json.loads(pairs_json))
+    state = page_state(_data[catalog_url], _data[recipe_url], query)
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
         "notice": state["notice"],
+        "foreign": state.get("foreign", {}),
     })
 `;
 
 const BUILDER_ROOT = "/rb";
+const FIX =
+  "check that the site was deployed with its assets/ folder and that the server sends " +
+  ".wasm files as application/wasm";
 
-let booting = null; // Promise<bridge>, one per worker, so one per tab
+let booting = null; // Promise<{pyodide, bridge, started, snapshot}>, one per worker (tab)
+let failBoot = null; // rejects `booting` from outside (a failed download seen by fetch)
 const texts = new Map(); // url -> Promise<string>, so a JSON file is fetched once
 
 async function fetchText(url) {
   const response = await fetch(url, { credentials: "same-origin" });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
   return response.text();
 }
 
@@ -60,6 +77,41 @@ function text(url) {
   return texts.get(url);
 }
 
+// Pyodide fetches its files itself. Watch those fetches: an HTTP error fails the start at once
+// (Pyodide would wait forever), and a .wasm with another MIME type is handed on as
+// application/wasm, so that streaming compilation accepts it.
+function watchFetches(pyodideURL) {
+  const original = self.fetch.bind(self);
+  self.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const response = await original(input, init);
+    if (!url.startsWith(pyodideURL)) return response;
+    if (!response.ok) {
+      // Pyodide holds some of these promises unawaited for a while: fail the start from here
+      // rather than rejecting them (an unhandled rejection).
+      failBoot?.(new Error(`${new URL(url).pathname}: HTTP ${response.status}; ${FIX}`));
+      return response;
+    }
+    const type = response.headers.get("content-type") || "";
+    if (url.endsWith(".wasm") && !type.startsWith("application/wasm")) {
+      console.warn(`recipe builder: ${url} came as "${type}", not application/wasm`);
+      return new Response(response.body, {
+        status: response.status,
+        headers: { "content-type": "application/wasm" },
+      });
+    }
+    return response;
+  };
+  // Pyodide reports a failed instantiation with console.warn and then never settles.
+  const warn = console.warn.bind(console);
+  console.warn = (...args) => {
+    warn(...args);
+    if (String(args[0]).includes("wasm instantiation failed")) {
+      failBoot?.(new Error(`Pyodide's WebAssembly module did not instantiate; ${FIX}`));
+    }
+  };
+}
+
 function manifestFiles(manifest) {
   // The site lists the builder's files as a list, or as {files: [...]}.
   const files = Array.isArray(manifest) ? manifest : manifest.files;
@@ -67,28 +119,72 @@ function manifestFiles(manifest) {
   return files;
 }
 
-async function boot({ pyodideURL, builderURL }) {
-  const started = performance.now();
-  // Fetch the builder's sources while the interpreter downloads and starts.
-  const sources = fetchText(new URL("manifest.json", builderURL)).then(async (raw) => {
-    const files = manifestFiles(JSON.parse(raw));
-    return Promise.all(
-      files.map(async (path) => [path, await fetchText(new URL(path, builderURL))]),
-    );
-  });
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-  const pyodide = await loadPyodide({ indexURL: pyodideURL, packages: [] });
-  for (const [path, source] of await sources) {
+async function loadSnapshot(builderURL, manifest) {
+  const name = (await manifest).snapshot;
+  if (!name) return null;
+  try {
+    const response = await fetch(new URL(name, builderURL), { credentials: "same-origin" });
+    if (!response.ok) return null;
+    return new Uint8Array(await response.arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+async function writeSources(pyodide, builderURL, manifest) {
+  const files = manifestFiles(await manifest);
+  const sources = await Promise.all(
+    files.map(async (path) => [path, await fetchText(new URL(path, builderURL).href)]),
+  );
+  for (const [path, source] of sources) {
     const target = `${BUILDER_ROOT}/${path.replace(/^\/+/, "")}`;
     pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
     pyodide.FS.writeFile(target, source);
   }
-  pyodide.FS.writeFile(`${BUILDER_ROOT}/_rb_bridge.py`, BRIDGE);
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(BUILDER_ROOT)})`);
-  const module = pyodide.pyimport("_rb_bridge");
-  // Each attribute access makes a new proxy: take the three functions once, for the tab.
-  const bridge = { load: module.load, loaded: module.loaded, call: module.call };
-  return { pyodide, bridge, started };
+}
+
+async function boot({ pyodideURL, builderURL }) {
+  const started = performance.now();
+  if (typeof WebAssembly !== "object") {
+    throw new Error("this browser has no WebAssembly (or it is turned off), which Python needs");
+  }
+  watchFetches(pyodideURL);
+  const manifest = fetchText(new URL("manifest.json", builderURL).href).then(JSON.parse);
+  manifest.catch(() => {});
+  const snapshotBytes = loadSnapshot(builderURL, manifest);
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
+  const options = { indexURL: pyodideURL, packages: [] };
+  let pyodide = null;
+  let snapshot = false;
+  const bytes = await snapshotBytes;
+  if (bytes) {
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
+      pyodide.runPython("import builder.view");
+      snapshot = true;
+    } catch (error) {
+      console.warn("recipe builder: the boot snapshot did not load; starting Python anew", error);
+      pyodide = null;
+    }
+  }
+  if (!pyodide) {
+    pyodide = await loadPyodide(options);
+    await writeSources(pyodide, builderURL, manifest);
+  }
+  const scope = pyodide.toPy({});
+  pyodide.runPython(BRIDGE, { globals: scope });
+  // Take the functions once, for the tab (each attribute access makes a new proxy).
+  const bridge = { load: scope.get("load"), loaded: scope.get("loaded"), call: scope.get("call") };
+  return { pyodide, bridge, started, snapshot };
+}
+
+function startBoot(data) {
+  booting = new Promise((resolve, reject) => {
+    failBoot = reject;
+    boot(data).then(resolve, reject);
+  });
+  return booting;
 }
 
 async function ensureData(bridge, url, recipe) {
@@ -98,27 +194,34 @@ async function ensureData(bridge, url, recipe) {
 }
 
 async function pageState({ catalogURL, recipeURL, query }) {
+  // The data downloads while Python starts.
+  text(catalogURL).catch(() => {});
+  text(recipeURL).catch(() => {});
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
-  return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || {})));
+  return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || [])));
 }
 
 self.onmessage = async ({ data }) => {
   switch (data.type) {
     case "init": {
       if (booting) return;
-      booting = boot(data);
-      booting.catch((error) => self.postMessage({ type: "failed", error: String(error) }));
+      startBoot(data).catch((error) =>
+        self.postMessage({ type: "failed", error: error.message || String(error) }),
+      );
       return;
     }
     case "prepare": {
       // Load this page's data and run the builder once, so the first click is fast.
       try {
-        const { started } = await booting;
-        await pageState({ ...data, query: {} });
-        self.postMessage({ type: "ready", ms: performance.now() - started });
+        const { started, snapshot } = await booting;
+        await pageState({ ...data, query: [] });
+        self.postMessage({ type: "ready", ms: performance.now() - started, snapshot });
       } catch (error) {
-        self.postMessage({ type: "failed", error: String(error) });
+        // A failed start is reported once, by "init"; this is a data error.
+        if (!(await booting.then(() => false, () => true))) {
+          self.postMessage({ type: "failed", error: error.message || String(error) });
+        }
       }
       return;
     }
@@ -128,7 +231,7 @@ self.onmessage = async ({ data }) => {
         const state = await pageState(data);
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
-        self.postMessage({ type: "error", id: data.id, error: String(error) });
+        self.postMessage({ type: "error", id: data.id, error: error.message || String(error) });
       }
       return;
     }
