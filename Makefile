@@ -49,8 +49,7 @@ build: install
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build
-	@echo "Serving site/ on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind $(HOST) --directory site
+	@$(PY) -m site_plugins.serve --host $(HOST) --port $(PORT) site
 
 test: install install-browser
 	$(VENV)/bin/ruff check .
