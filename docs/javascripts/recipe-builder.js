@@ -583,8 +583,21 @@ function mounts() {
 }
 
 function wire() {
+  fillSiteURL();
   for (const element of document.querySelectorAll(".rb-mount")) {
     if (!element.rbMount) element.rbMount = new Mount(element);
+  }
+}
+
+// Examples on hand-written pages name the site's address: the one it is served from, not the
+// one it was built for (marked <div data-site-url>, the build-time default in quotes).
+const BUILT_FOR = "http://127.0.0.1:8000/";
+function fillSiteURL() {
+  for (const block of document.querySelectorAll("[data-site-url] code")) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.data.includes(BUILT_FOR)) node.data = node.data.replaceAll(BUILT_FOR, SITE.href);
+    }
   }
 }
 

@@ -33,7 +33,15 @@ from . import api
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, site_assets
 from .config import RecipesConfig
-from .pages import BrowseCard, GeneratedPage, browse_html, model_page, redirect_page
+from .pages import (
+    BrowseCard,
+    GeneratedPage,
+    browse_html,
+    model_page,
+    page_href,
+    redirect_page,
+    relative_root,
+)
 from .renderings import render_recipe
 
 __all__ = ["RecipesSite", "load_site"]
@@ -123,9 +131,10 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
+    # Links inside pages are relative: the site works wherever it is deployed.
     outputs.pages.append(model_page(
         catalog, recipe, state["html"], state["result"],  # type: ignore[arg-type]
-        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
     ))
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
@@ -133,7 +142,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
             label = variant.get("label") or variant_id
             outputs.pages.append(redirect_page(
                 model_id, f"{recipe['meta']['title']} ({label})",
-                f"{base}{hf_id}/?variant={quote(variant_id)}", label, nonce=job.nonce,
+                f"{page_href(relative_root(model_id), hf_id)}?variant={quote(variant_id)}",
+                label, nonce=job.nonce,
             ))
     return outputs
 
@@ -224,7 +234,7 @@ class RecipesSite:
             out.append(File.generated(
                 config, uri, content=page.markdown, inclusion=InclusionLevel.NOT_IN_NAV
             ))
-        self.browse = browse_html(catalog, cards, self.base)
+        self.browse = browse_html(catalog, cards, "")
 
         return out
 
