@@ -582,8 +582,25 @@ function mounts() {
     .filter(Boolean);
 }
 
+// Wide tables scroll sideways inside the theme's wrapper: let the keyboard reach them.
+function focusableScrollers() {
+  for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])")) {
+    wrap.tabIndex = 0;
+  }
+}
+
+// The theme adds a <nav> of buttons to each code block, all unnamed: landmarks need
+// distinct names (axe: landmark-unique).
+function nameCodeNavs() {
+  document.querySelectorAll(".md-code__nav:not([aria-label])").forEach((nav, index) => {
+    nav.setAttribute("aria-label", `Code block ${index + 1} actions`);
+  });
+}
+
 function wire() {
   fillSiteURL();
+  focusableScrollers();
+  nameCodeNavs();
   for (const element of document.querySelectorAll(".rb-mount")) {
     if (!element.rbMount) element.rbMount = new Mount(element);
   }
