@@ -153,8 +153,12 @@ async function boot({ pyodideURL, builderURL }) {
   const manifest = fetchText(new URL("manifest.json", builderURL).href).then(JSON.parse);
   manifest.catch(() => {});
   const snapshotBytes = loadSnapshot(builderURL, manifest);
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-  const options = { indexURL: pyodideURL, packages: [] };
+  // The ES modules under .js names (assets.py): any host sends those as JavaScript.
+  const [{ loadPyodide }, asm] = await Promise.all([
+    import(new URL("pyodide.mjs.js", pyodideURL).href),
+    import(new URL("pyodide.asm.mjs.js", pyodideURL).href),
+  ]);
+  const options = { indexURL: pyodideURL, packages: [], createPyodideModule: asm.default };
   let pyodide = null;
   let snapshot = false;
   const bytes = await snapshotBytes;

@@ -2,6 +2,11 @@
 
     assets/pyodide/{pyodide.mjs, pyodide.asm.mjs, pyodide.asm.wasm, python_stdlib.zip,
                     pyodide-lock.json}            the npm package `pyodide`, as installed
+    assets/pyodide/{pyodide.mjs.js, pyodide.asm.mjs.js}
+                                                  the two ES modules again, named .js: stock
+                                                  nginx (Debian's mime.types) sends .mjs as
+                                                  application/octet-stream, which browsers
+                                                  refuse as a module; every host knows .js
     assets/builder/manifest.json                  {"files": [...], "sha256": "...",
                                                    "snapshot": "snapshot-<hash>.bin"}
     assets/builder/builder/<module>.py            every builder module
@@ -48,6 +53,7 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
+PYODIDE_ALIASES = {"pyodide.mjs.js": "pyodide.mjs", "pyodide.asm.mjs.js": "pyodide.asm.mjs"}
 PYODIDE_DIR = "assets/pyodide"
 BUILDER_DIR = "assets/builder"
 SNAPSHOT_SCRIPT = Path(__file__).with_name("pyodide_snapshot.mjs")
@@ -71,7 +77,10 @@ def pyodide_files(pyodide_dir: Path) -> dict[str, Path]:
             f"{pyodide_dir}: Pyodide's runtime is missing ({', '.join(missing)}); run "
             "`make install` (npm ci installs the pinned `pyodide` package into node_modules/)"
         )
-    return {f"{PYODIDE_DIR}/{name}": pyodide_dir / name for name in PYODIDE_FILES}
+    files = {f"{PYODIDE_DIR}/{name}": pyodide_dir / name for name in PYODIDE_FILES}
+    files.update({f"{PYODIDE_DIR}/{alias}": pyodide_dir / name
+                  for alias, name in PYODIDE_ALIASES.items()})
+    return files
 
 
 def _modules(builder_dir: Path) -> list[Path]:
