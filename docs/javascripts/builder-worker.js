@@ -16,7 +16,7 @@
 // Messages in:  {type: "init", pyodideURL, builderURL}
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
-// Messages out: {type: "ready", ms, snapshot} | {type: "failed", error}
+// Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, foreign, ms}
 //               {type: "error", id, error}
 
@@ -78,29 +78,52 @@ function text(url) {
 }
 
 // Pyodide fetches its files itself. Watch those fetches: an HTTP error fails the start at once
-// (Pyodide would wait forever), and a .wasm with another MIME type is handed on as
-// application/wasm, so that streaming compilation accepts it.
+// (Pyodide would wait forever). The WebAssembly module is fetched and compiled from the start
+// of the boot, alongside the JavaScript and the snapshot (Pyodide would only begin once both
+// are in); a .wasm with another MIME type is compiled all the same.
+const EARLY = "x-rb-early-wasm";
+
+function asWasm(response) {
+  const type = response.headers.get("content-type") || "";
+  if (type.startsWith("application/wasm")) return response;
+  console.warn(`recipe builder: ${response.url} came as "${type}", not application/wasm`);
+  return new Response(response.body, {
+    status: response.status,
+    headers: { "content-type": "application/wasm" },
+  });
+}
+
 function watchFetches(pyodideURL) {
   const original = self.fetch.bind(self);
+  const wasmURL = new URL("pyodide.asm.wasm", pyodideURL).href;
+  const failed = (url, status) =>
+    failBoot?.(new Error(`${new URL(url).pathname}: HTTP ${status}; ${FIX}`));
+  const compiled = (async () => {
+    const response = await original(wasmURL, { credentials: "same-origin" });
+    if (!response.ok) {
+      failed(wasmURL, response.status);
+      throw new Error(`HTTP ${response.status}`);
+    }
+    return WebAssembly.compileStreaming(asWasm(response));
+  })();
+  compiled.catch(() => {});
   self.fetch = async (input, init) => {
     const url = String(input instanceof Request ? input.url : input);
+    if (url === wasmURL) return new Response(null, { headers: { [EARLY]: "1" } });
     const response = await original(input, init);
-    if (!url.startsWith(pyodideURL)) return response;
-    if (!response.ok) {
+    if (url.startsWith(pyodideURL) && !response.ok) {
       // Pyodide holds some of these promises unawaited for a while: fail the start from here
       // rather than rejecting them (an unhandled rejection).
-      failBoot?.(new Error(`${new URL(url).pathname}: HTTP ${response.status}; ${FIX}`));
-      return response;
-    }
-    const type = response.headers.get("content-type") || "";
-    if (url.endsWith(".wasm") && !type.startsWith("application/wasm")) {
-      console.warn(`recipe builder: ${url} came as "${type}", not application/wasm`);
-      return new Response(response.body, {
-        status: response.status,
-        headers: { "content-type": "application/wasm" },
-      });
+      failed(url, response.status);
     }
     return response;
+  };
+  const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!response.headers.get(EARLY)) return instantiateStreaming(response, imports);
+    const module = await compiled;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
   };
   // Pyodide reports a failed instantiation with console.warn and then never settles.
   const warn = console.warn.bind(console);
@@ -144,8 +167,14 @@ async function writeSources(pyodide, builderURL, manifest) {
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(BUILDER_ROOT)})`);
 }
 
+const phases = {}; // boot phase -> ms since the worker started, sent with "ready"
+const phase = (name) => {
+  phases[name] = Math.round(performance.now());
+};
+
 async function boot({ pyodideURL, builderURL }) {
   const started = performance.now();
+  phase("init");
   if (typeof WebAssembly !== "object") {
     throw new Error("this browser has no WebAssembly (or it is turned off), which Python needs");
   }
@@ -159,9 +188,11 @@ async function boot({ pyodideURL, builderURL }) {
     import(new URL("pyodide.asm.mjs.js", pyodideURL).href),
   ]);
   const options = { indexURL: pyodideURL, packages: [], createPyodideModule: asm.default };
+  phase("imported");
   let pyodide = null;
   let snapshot = false;
   const bytes = await snapshotBytes;
+  phase("snapshot fetched");
   if (bytes) {
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
@@ -176,6 +207,7 @@ async function boot({ pyodideURL, builderURL }) {
     pyodide = await loadPyodide(options);
     await writeSources(pyodide, builderURL, manifest);
   }
+  phase("python started");
   const scope = pyodide.toPy({});
   pyodide.runPython(BRIDGE, { globals: scope });
   // Take the functions once, for the tab (each attribute access makes a new proxy).
@@ -220,7 +252,9 @@ self.onmessage = async ({ data }) => {
       try {
         const { started, snapshot } = await booting;
         await pageState({ ...data, query: [] });
-        self.postMessage({ type: "ready", ms: performance.now() - started, snapshot });
+        phase("first answer");
+        phases.timeOrigin = performance.timeOrigin;
+        self.postMessage({ type: "ready", ms: performance.now() - started, snapshot, phases });
       } catch (error) {
         // A failed start is reported once, by "init"; this is a data error.
         if (!(await booting.then(() => false, () => true))) {

@@ -28,6 +28,7 @@ const SLOW_MS = 10_000;
 
 const python = {
   worker: null,
+  phases: null,
   ready: false,
   failed: null,
   calls: new Map(), // id -> {resolve, reject}
@@ -50,16 +51,23 @@ function startPython() {
     fail("this browser has no WebAssembly (or it is turned off), which Python needs");
     return null;
   }
-  try {
-    python.worker = new Worker(new URL("builder-worker.js", import.meta.url), {
-      type: "module",
-      name: "recipe-builder",
-    });
-  } catch (error) {
-    fail(`this browser cannot start the builder's worker (${error.message})`);
-    return null;
+  // Model pages start the worker in <head> (overrides/main.html), before this module runs.
+  const early = window.rbEarlyWorker;
+  if (early) {
+    python.worker = early;
+  } else {
+    try {
+      python.worker = new Worker(new URL("builder-worker.js", import.meta.url), {
+        type: "module",
+        name: "recipe-builder",
+      });
+    } catch (error) {
+      fail(`this browser cannot start the builder's worker (${error.message})`);
+      return null;
+    }
   }
   python.worker.onmessage = ({ data }) => {
+    if (data.type === "ready") python.phases = data.phases; // read by benchmarks
     if (data.type === "ready" || data.type === "result") markReady();
     if (data.type === "failed") {
       fail(data.error);
@@ -75,7 +83,14 @@ function startPython() {
     event.preventDefault?.();
     fail(`${event.message || "the worker script did not load"} (javascripts/builder-worker.js)`);
   };
-  python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
+  if (early) {
+    for (const event of early.rbEarly.splice(0)) {
+      if (event.type === "error") python.worker.onerror(event);
+      else python.worker.onmessage(event);
+    }
+  } else {
+    python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
+  }
   return python.worker;
 }
 
@@ -577,6 +592,8 @@ function selectRole(widget, role) {
 
 // ----------------------------------------------------------------------- wiring
 
+window.rbPython = python; // for benchmarks and tests: phases, ready, failed
+
 function mounts() {
   return [...document.querySelectorAll(".rb-mount")].map((element) => element.rbMount)
     .filter(Boolean);
@@ -622,12 +639,20 @@ function followURL(url) {
   for (const mount of mounts()) mount.followURL(url);
 }
 
+// The theme's document$ (a replay subject) exists once its bundle, at the end of <body>, has
+// run: when this module runs early, connect after parsing.
+function connect() {
+  if (typeof window.document$?.subscribe === "function") {
+    window.document$.subscribe(wire);
+    window.location$?.subscribe?.((url) => followURL(url));
+  } else {
+    wire();
+  }
+}
+
 window.addEventListener("popstate", () => followURL(new URL(location.href)));
-if (typeof window.document$?.subscribe === "function") {
-  window.document$.subscribe(wire);
-  window.location$?.subscribe?.((url) => followURL(url));
-} else if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", wire, { once: true });
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", connect, { once: true });
 } else {
-  wire();
+  connect();
 }
