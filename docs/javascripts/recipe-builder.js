@@ -635,6 +635,20 @@ function fillSiteURL() {
   }
 }
 
+// `npx serve` lists a directory whose name has a dot instead of serving its index.html: links
+// to such pages that the theme makes (search results, navigation) get the index.html form
+// the site's own links use (site_plugins/recipes/pages.py page_href).
+document.addEventListener("click", (event) => {
+  const link = event.target.closest?.("a[href]");
+  if (!link || link.origin !== location.origin) return;
+  const url = new URL(link.href);
+  const last = url.pathname.split("/").at(-2) ?? "";
+  if (url.pathname.endsWith("/") && last.includes(".")) {
+    url.pathname += "index.html";
+    link.href = url.href;
+  }
+}, { capture: true });
+
 function followURL(url) {
   for (const mount of mounts()) mount.followURL(url);
 }
