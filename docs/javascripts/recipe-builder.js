@@ -638,7 +638,7 @@ function fillSiteURL() {
 // `npx serve` lists a directory whose name has a dot instead of serving its index.html: links
 // to such pages that the theme makes (search results, navigation) get the index.html form
 // the site's own links use (site_plugins/recipes/pages.py page_href).
-document.addEventListener("click", (event) => {
+function indexForm(event) {
   const link = event.target.closest?.("a[href]");
   if (!link || link.origin !== location.origin) return;
   const url = new URL(link.href);
@@ -647,7 +647,10 @@ document.addEventListener("click", (event) => {
     url.pathname += "index.html";
     link.href = url.href;
   }
-}, { capture: true });
+}
+// mousedown comes before a middle click's new tab and a right click's menu; click covers keys.
+document.addEventListener("mousedown", indexForm, { capture: true });
+document.addEventListener("click", indexForm, { capture: true });
 
 function followURL(url) {
   for (const mount of mounts()) mount.followURL(url);
