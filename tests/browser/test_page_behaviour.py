@@ -295,3 +295,12 @@ def test_python_ready_is_reported_once(site_page: Page) -> None:
     site_page.wait_for_function(
         "performance.getEntriesByName('rb-python-ready').length > 0", timeout=PYTHON_TIMEOUT_MS)
     assert site_page.evaluate("performance.getEntriesByName('rb-python-ready').length") == 1
+
+
+def test_api_example_names_the_address_the_site_is_served_from(warm_tab: WarmTab) -> None:
+    page = warm_tab.page
+    follow_link(page, "/api/")
+    page.wait_for_function("location.pathname === '/api/'")
+    code = page.locator("[data-site-url] code").first
+    origin = page.evaluate("location.origin")
+    expect(code).to_contain_text(f'SITE="{origin}/"')
