@@ -24,6 +24,7 @@
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
 // hands the builder the data keys it knows and nothing else.
 const BRIDGE = `
+import gc
 import json
 from builder.view import page_state
 
@@ -36,6 +37,10 @@ def load(url, text, recipe):
     if recipe:
         data = {k: v for k, v in data.items() if k not in _PAGE_ONLY}
     _data[url] = data
+    # Everything so far (interpreter, modules, the data) lives as long as the tab: keep the
+    # collector from walking it again on every full collection during clicks.
+    gc.collect()
+    gc.freeze()
 
 
 def loaded(url):
