@@ -639,7 +639,7 @@ function fillSiteURL() {
 // to such pages that the theme makes (search results, navigation) get the index.html form
 // the site's own links use (site_plugins/recipes/pages.py page_href).
 function indexForm(event) {
-  const link = event.target.closest?.("a[href]");
+  const link = event.target.closest?.("a.md-search-result__link[href], a.md-nav__link[href]");
   if (!link || link.origin !== location.origin) return;
   const url = new URL(link.href);
   const last = url.pathname.split("/").at(-2) ?? "";
