@@ -13,7 +13,7 @@
 // every selection is computed here, so a click makes no network request.
 //
 // The protocol is a switch on `type`; add new message types as new cases.
-// Messages in:  {type: "init", pyodideURL, builderURL}
+// Messages in:  {type: "init", pyodideURL, builderURL, hold} | {type: "go"} (ends the hold)
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
 // Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
@@ -109,7 +109,11 @@ function watchFetches(pyodideURL) {
       failed(wasmURL, response.status);
       throw new Error(`HTTP ${response.status}`);
     }
-    return WebAssembly.compileStreaming(asWasm(response));
+    if (released.done) return WebAssembly.compileStreaming(asWasm(response));
+    // Download now, compile once the page has loaded (see "go").
+    const bytes = await response.arrayBuffer();
+    await released;
+    return WebAssembly.compile(bytes);
   })();
   compiled.catch(() => {});
   self.fetch = async (input, init) => {
@@ -177,9 +181,21 @@ const phase = (name) => {
   phases[name] = Math.round(performance.now());
 };
 
-async function boot({ pyodideURL, builderURL }) {
+// A worker started from the page's <head> downloads at once but keeps the CPU for the page
+// until it has loaded ({type: "go"}); on a 2-core machine, compiling 9.6 MB of WebAssembly
+// beside the page's own first layout would make that layout a long task.
+let release = () => {};
+const released = new Promise((resolve) => {
+  release = () => {
+    released.done = true;
+    resolve();
+  };
+});
+
+async function boot({ pyodideURL, builderURL, hold = false }) {
   const started = performance.now();
   phase("init");
+  if (!hold) release();
   if (typeof WebAssembly !== "object") {
     throw new Error("this browser has no WebAssembly (or it is turned off), which Python needs");
   }
@@ -187,6 +203,8 @@ async function boot({ pyodideURL, builderURL }) {
   const manifest = fetchText(new URL("manifest.json", builderURL).href).then(JSON.parse);
   manifest.catch(() => {});
   const snapshotBytes = loadSnapshot(builderURL, manifest);
+  await released;
+  phase("released");
   // The ES modules under .js names (assets.py): any host sends those as JavaScript.
   const [{ loadPyodide }, asm] = await Promise.all([
     import(new URL("pyodide.mjs.js", pyodideURL).href),
@@ -245,6 +263,10 @@ async function pageState({ catalogURL, recipeURL, query }) {
 
 self.onmessage = async ({ data }) => {
   switch (data.type) {
+    case "go": {
+      release();
+      return;
+    }
     case "init": {
       if (booting) return;
       startBoot(data).catch((error) =>

@@ -88,6 +88,10 @@ function startPython() {
       if (event.type === "error") python.worker.onerror(event);
       else python.worker.onmessage(event);
     }
+    // It has been downloading; it compiles once the page has loaded (or is asked something).
+    const go = () => python.worker?.postMessage({ type: "go" });
+    if (document.readyState === "complete") go();
+    else window.addEventListener("load", go, { once: true });
   } else {
     python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
   }
@@ -110,6 +114,7 @@ function pageState(mount, pairs) {
   const worker = startPython();
   if (!worker) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
+  worker.postMessage({ type: "go" }); // a question for Python: no more holding back
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
     worker.postMessage({
