@@ -54,6 +54,7 @@ install-nginx:
 install: install-py install-js
 
 build: install
+	$(VENV)/bin/vllm-recipes check
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build
@@ -61,7 +62,7 @@ serve: build
 
 test: install install-browser install-nginx
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto
 
 test-fast: install
 	$(VENV)/bin/pytest -m "not browser and not site"
@@ -70,7 +71,9 @@ lint: install-py
 	$(VENV)/bin/ruff check .
 
 schema: install-py
-	$(PY) -m vllm_recipes.schema > recipes/schema.json
+	$(VENV)/bin/vllm-recipes schema > recipes/schema.json
+	$(PY) -m vllm_recipes.configurations > recipes/configurations/schema.json
+	$(PY) -m vllm_recipes.deployments > recipes/deployments/schema.json
 
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build

@@ -6,16 +6,15 @@ import re
 from collections.abc import Mapping
 
 from .compose import Context
+from .deploy import deploy_type
 from .docker import docker_image, with_docker
 from .install import install_choices
 from .kv_offload import offload_volumes
-from .kv_store import kv_store_summary, kv_store_volumes
-from .layouts import LAYOUTS, layout_key
-from .pd import CONNECTORS, PD_CONNECTOR, pd_summary, pd_volumes
-from .selection import parse_query, resolve, unavailable
+from .omni import omni_request
+from .selection import _Resolver, parse_query
 from .types import Command, Data, Note, Result
 
-__all__ = ["build", "render"]
+__all__ = ["build", "render", "render_commands"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -23,37 +22,44 @@ _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 def build(catalog: Data, recipe: Data, query: Mapping[str, str]) -> Result:
     """Commands for `query` (URL keys, all optional); SelectionError for bad or unavailable keys."""
     explicit = parse_query(catalog, recipe, query)
-    selection = resolve(catalog, recipe, explicit)
-    return render(catalog, recipe, selection, explicit)
+    resolver = _Resolver(catalog, recipe)
+    selection = resolver.run(explicit)
+    return render(catalog, recipe, selection, resolver.unavailable(explicit, selection))
 
 
 def render(
     catalog: Data,
     recipe: Data,
     selection: Mapping[str, str],
-    explicit: Mapping[str, str] | None = None,
+    unavailable: dict[str, dict[str, str]] | None = None,
 ) -> Result:
-    """Commands for a complete, resolved selection (see `selection.resolve`)."""
+    """Commands for a complete, resolved selection (see `selection.resolve`), with the
+    unavailable choices computed for it."""
     ctx = Context(catalog, recipe, dict(selection))
-    host_network = ctx.strategy["deploy_type"] != "single_node"
-    volumes = _volumes(ctx)
+    deploy = deploy_type(ctx.strategy)
+    volumes = [*offload_volumes(recipe, selection), *deploy.volumes(ctx)]
     commands = [
-        with_docker(ctx, command, host_network=host_network, volumes=volumes)
-        for command in LAYOUTS[layout_key(ctx.strategy)](ctx)
+        with_docker(ctx, command, host_network=deploy.host_network, volumes=volumes)
+        for command in deploy.render(ctx)
     ]
-    install = install_choices(ctx)
     return {
         "hf_id": recipe["model"]["model_id"],
         "model_id": ctx.model_id,
         "selection": dict(selection),
-        "summary": _summary(ctx, commands),
+        "summary": deploy.summary(ctx, commands),
         "docker_image": docker_image(ctx),
         "commands": commands,
-        "install": install,
-        "unavailable": unavailable(catalog, recipe, explicit or {}, selection),
+        "install": install_choices(ctx),
+        "unavailable": unavailable or {},
         "notes": _notes(ctx, commands),
+        "request": omni_request(ctx, commands[0]) if ctx.recipe.get("omni") else None,
         "copy_text": copy_text(commands, selection["install"]),
     }
+
+
+def render_commands(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> list[Command]:
+    """The commands alone for a complete, resolved selection (no availability pass)."""
+    return render(catalog, recipe, selection)["commands"]
 
 
 def copy_text(commands: list[Command], install: str) -> str:
@@ -64,48 +70,6 @@ def copy_text(commands: list[Command], install: str) -> str:
             command["shell"])
         blocks.append(f"# {command['label']}\n{body}" if len(commands) > 1 else body)
     return "\n\n".join(blocks) + "\n"
-
-
-def _parallel(argv: list[str]) -> dict[str, int]:
-    sizes = {}
-    for flag, name in (("--tensor-parallel-size", "TP"), ("--data-parallel-size", "DP"),
-                       ("--pipeline-parallel-size", "PP")):
-        if flag in argv:
-            sizes[name] = int(argv[argv.index(flag) + 1])
-    return sizes
-
-
-def _volumes(ctx: Context) -> list[str]:
-    deploy = ctx.strategy["deploy_type"]
-    volumes = offload_volumes(ctx.recipe, ctx.selection)
-    if deploy == "pd_cluster":
-        volumes += pd_volumes(ctx)
-    elif deploy == "kv_store":
-        volumes += kv_store_volumes(ctx)
-    return volumes
-
-
-def _summary(ctx: Context, commands: list[Command]) -> str:
-    serve = next(c for c in commands if c["argv"][:2] == ["vllm", "serve"])
-    deploy = ctx.strategy["deploy_type"]
-    if deploy == "pd_cluster":
-        return pd_summary(ctx)
-    if deploy == "kv_store":
-        return kv_store_summary(ctx, serve)
-    sizes = _parallel(serve["argv"])
-    gpus = 1
-    for size in sizes.values():
-        gpus *= size
-    parts = [f"{name}{size}" for name, size in sizes.items() if size > 1]
-    if "--enable-expert-parallel" in serve["argv"]:
-        parts.append("EP")
-    layout = " + ".join(parts) or "1 GPU"
-    nodes = f"{ctx.nodes} nodes · " if ctx.nodes > 1 else ""
-    variant = ctx.variant.get("label") or ctx.selection["variant"]
-    return (
-        f"{nodes}{gpus}× {ctx.hw['display_name']} · {ctx.strategy['short_label']} ({layout})"
-        f" · {variant}"
-    )
 
 
 def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
@@ -123,16 +87,8 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
         if "NODE_IP" in names:
             body += " $NODE_IP is the address of the node the command runs on."
         notes.append({"title": "Set these shell variables first", "body": body})
-    tools = {c["argv"][0] for c in commands}
-    packages = []
-    if "vllm-router" in tools:
-        packages.append("vllm-router")
-    if tools & {"mooncake_master", "mooncake_client"} or (
-            ctx.strategy["deploy_type"] == "pd_cluster"
-            and ctx.selection.get(PD_CONNECTOR) == "mooncake"):
-        packages.append("mooncake-transfer-engine")
-    elif ctx.strategy["deploy_type"] == "pd_cluster":
-        packages.append("nixl")
+    deploy = deploy_type(ctx.strategy)
+    packages = deploy.packages(ctx)
     if packages:
         notes.append({
             "title": "Install the other pieces",
@@ -140,12 +96,5 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
                     "containers; install the KV connector's package in every vLLM environment "
                     "that lacks it.",
         })
-    if ctx.strategy["deploy_type"] == "pd_cluster":
-        label = CONNECTORS[ctx.selection.get(PD_CONNECTOR, "nixl")].label
-        notes.append({
-            "title": "Start order",
-            "body": f"Start the prefill and decode servers (every node of each pool), wait "
-                    f"until both answer /health, then start the router; clients talk to the "
-                    f"router. KV cache moves from prefill to decode over {label}.",
-        })
+    notes += deploy.notes(ctx)
     return notes

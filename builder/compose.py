@@ -1,19 +1,25 @@
-"""Composing one `vllm serve` command from a resolved selection.
+"""Composing one `vllm serve` command from a resolved selection, recording where every option
+and environment variable came from.
 
 Layers are applied in this order; a flag set again by a later layer replaces the earlier value
-(see `arglist`):
+and a JSON value written as a mapping merges into it (see `arglist`):
 
-1. the model's `base_args`, then the strategy's `vllm_args` and its parallel flag;
-2. overrides, least specific first: recipe `hardware_overrides` keyed by brand; then the
-   variant's own `extra_args` / `extra_env` (a checkpoint's settings beat brand-wide ones);
-   then overrides keyed by generation, `arch:<arch>` and exact id. Overrides come from the
-   recipe's and the variant's `hardware_overrides` and `strategy_overrides` (and the variant's
-   per-hardware `tp`); for keys equally specific, recipe before variant and hardware-wide
-   before strategy-specific. An override with `when` applies only while the features it names
-   have the values it names;
-3. the features that are on, in the recipe's order (a mode's `hardware_overrides` replace its
-   args on matching hardware), then the KV offload tier (`kv_offload.py`);
+1. the model's `base_args`, then the strategy's `vllm_args` and its parallel size (see
+   `parallel_size`);
+2. overrides, least specific first: `all`, then brand; then the variant's own `extra_args` /
+   `extra_env` (a checkpoint's settings beat brand-wide ones); then generation, `arch:<arch>`
+   and exact id. Overrides come from the recipe's and the variant's `hardware_overrides` and
+   `strategy_overrides` (and the variant's `tp`); for keys equally specific, recipe before
+   variant and hardware-wide before strategy-specific. An override with `when` applies only
+   while the features it names have the values it names;
+3. the features that are on, in the recipe's order (a mode's or feature's `hardware_overrides`
+   replace its args on matching hardware), then the KV offload tier (`kv_offload.py`);
 4. the frontend's environment.
+
+Parallel size: an override's `parallel_size` (the last one in the order above) or the
+variant's `tp` (single-node Tensor Parallel only); else, for single-node Tensor Parallel, 1 GPU
+when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit); for
+every other strategy, every GPU of the node.
 
 Multi-node, prefill/decode and KV-store layouts add their own layers after these (see
 `multi_node.py`, `pd.py`, `kv_store.py`).
@@ -26,19 +32,34 @@ from functools import cached_property
 from typing import Any
 
 from .arglist import ArgList
-from .hardware_keys import BRAND, most_specific, ranked
+from .env import EnvMap
+from .hardware_keys import BRAND, ranked
 from .kv_offload import offload_parts
+from .offering import label
+from .omni_tasks import TASK, omni_task
 from .shell import command_text, env_lines
-from .types import Command, Data
+from .types import Command, Data, Origin
+from .vocabulary import FRONTENDS, OFF, ON
 
-__all__ = ["FRONTEND_ENV", "Context", "serve_command", "tool_command"]
-
-FRONTEND_ENV: dict[str, dict[str, str]] = {
-    "rust": {"VLLM_USE_RUST_FRONTEND": "1"},
-    "python": {},
-}
+__all__ = ["DEFAULT_PORT", "Context", "builder_origin", "serve_command", "tool_command"]
 
 DEFAULT_PORT = 8000
+VARIANT_OWN = BRAND + 0.5
+"""Where a variant's own `extra_args`/`extra_env` sit among hardware keys."""
+
+
+def builder_origin(module: str, rule: str, layer: str = "builder") -> Origin:
+    """The origin of a value the builder derives (`module` is the file stem under builder/)."""
+    return {"file": f"builder/{module}.py", "path": rule, "layer": layer}
+
+
+@dataclass(frozen=True)
+class Override:
+    path: str
+    """YAML path in the recipe (`strategy_overrides.single_node_tp.blackwell`)."""
+    key: str
+    """The hardware key it was matched by."""
+    data: Data
 
 
 @dataclass(frozen=True)
@@ -71,57 +92,97 @@ class Context:
 
     @property
     def model_id(self) -> str:
+        """The checkpoint served: an Omni task's, else the variant's, else the recipe's."""
+        if TASK in self.selection and self.recipe.get("omni"):
+            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw)
+            if task.get("model_id"):
+                return str(task["model_id"])
         return self.variant.get("model_id") or self.model["model_id"]
 
     @property
     def nodes(self) -> int:
         return int(self.selection["nodes"])
 
-    def lookup(self, mapping: dict[str, Any] | None) -> Any:
-        """The value of the most specific key of `mapping` naming this hardware."""
-        return most_specific(mapping or {}, self.hw_id, self.hw)
+    @property
+    def variant_label(self) -> str:
+        return label(self.selection["variant"], self.variant)
 
-    def overrides(self) -> list[Data]:
+    def origin(self, path: str, layer: str) -> Origin:
+        """The origin of a value the recipe file sets at `path`."""
+        return {"file": self.recipe.get("file", "recipe"), "path": path, "layer": layer}
+
+    def strategy_origin(self, path: str) -> Origin:
+        sid = self.selection["strategy"]
+        return {"file": self.strategy.get("file", f"recipes/strategies/{sid}.yaml"),
+                "path": path, "layer": f"strategy: {sid}"}
+
+    def lookup(self, mapping: dict[str, Any] | None) -> tuple[str, Any] | None:
+        """(key, value) of the most specific key of `mapping` naming this hardware."""
+        entries = ranked(mapping or {}, self.hw_id, self.hw)
+        return (entries[-1][1], entries[-1][2]) if entries else None
+
+    def overrides(self) -> list[Override]:
         """Matching overrides in the order they apply (see the module docstring)."""
         return self._overrides
 
     @cached_property
-    def _overrides(self) -> list[Data]:
+    def _overrides(self) -> list[Override]:
         sid = self.selection["strategy"]
+        vid = self.selection["variant"]
         variant = self.variant
-        tp = {key: {"extra_args": ["--tensor-parallel-size", str(size)]}
-              for key, size in variant.get("tp", {}).items()}
-        layers = (
-            self.recipe.get("hardware_overrides", {}),
-            self.recipe.get("strategy_overrides", {}).get(sid, {}),
-            variant.get("hardware_overrides", {}),
-            tp,
-            variant.get("strategy_overrides", {}).get(sid, {}),
-        )
-        entries: list[tuple[float, int, Data]] = [
-            (BRAND + 0.5, 2, {"extra_args": variant.get("extra_args", []),
-                              "extra_env": variant.get("extra_env", {})}),
+        layers: list[tuple[str, dict[str, Any]]] = [
+            ("hardware_overrides", self.recipe.get("hardware_overrides", {})),
+            (f"strategy_overrides.{sid}", self.recipe.get("strategy_overrides", {}).get(sid, {})),
+            (f"variants.{vid}.hardware_overrides", variant.get("hardware_overrides", {})),
         ]
-        for layer, mapping in enumerate(layers):
-            entries += [(rank, layer, ov) for rank, ov in ranked(mapping, self.hw_id, self.hw)]
+        if self.single_node_tp:
+            layers.append((f"variants.{vid}.tp", {
+                key: {"parallel_size": size} for key, size in variant.get("tp", {}).items()}))
+        layers.append((f"variants.{vid}.strategy_overrides.{sid}",
+                       variant.get("strategy_overrides", {}).get(sid, {})))
+        entries: list[tuple[float, int, Override]] = []
+        if variant.get("extra_args") or variant.get("extra_env"):
+            own = {"extra_args": variant.get("extra_args", []),
+                   "extra_env": variant.get("extra_env", {})}
+            entries.append((VARIANT_OWN, 2, Override(f"variants.{vid}", vid, own)))
+        for index, (path, mapping) in enumerate(layers):
+            entries += [(rank, index, Override(f"{path}.{key}", key, data))
+                        for rank, key, data in ranked(mapping, self.hw_id, self.hw)]
         entries.sort(key=lambda entry: (entry[0], entry[1]))
-        return [ov for _, _, ov in entries if self._features_hold(ov.get("when") or {})]
+        return [ov for _, _, ov in entries if self._features_hold(ov.data.get("when") or {})]
 
     def _features_hold(self, when: dict[str, str]) -> bool:
         """True when every feature named in an override's `when` has the value it asks for."""
         for fid, wanted in when.items():
-            value = self.selection.get(fid, "off")
-            if not (value == wanted or (wanted == "on" and value != "off")):
+            value = self.selection.get(fid, OFF)
+            if not (value == wanted or (wanted == ON and value != OFF)):
                 return False
         return True
 
-    def parallel_size(self) -> int:
-        """GPUs per server for the strategy's parallel flag, unless an override says otherwise."""
-        size = self.hw["gpu_count"]
+    @property
+    def single_node_tp(self) -> bool:
+        return (self.strategy["deploy_type"], self.strategy["layout"]) == ("single_node", "tp")
+
+    def parallel_size(self) -> tuple[int, Origin]:
+        """GPUs per server for the strategy's parallel flag, and where that number comes from
+        (see the module docstring)."""
+        gpus = self.hw["gpu_count"]
+        if self.single_node_tp:
+            need, per_gpu = self.variant["vram_minimum_gb"], self.hw["memory_gb"]
+            fits = need <= per_gpu
+            size = 1 if fits else gpus
+            rule = (f"auto-fit: {self.variant_label} needs {need} GB and one "
+                    f"{self.hw['display_name']} has {per_gpu} GB, so "
+                    f"{'one GPU' if fits else 'every GPU of the node'}")
+        else:
+            size, rule = gpus, "the strategy spans every GPU of the node"
+        origin = builder_origin("compose", rule, "parallel size")
         for ov in self.overrides():
-            if ov.get("parallel_size") is not None:
-                size = ov["parallel_size"]
-        return size
+            if ov.data.get("parallel_size") is not None:
+                size = ov.data["parallel_size"]
+                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
+                origin = self.origin(path, f"override: {ov.key}")
+        return size, origin
 
     def port(self, args: ArgList) -> int:
         value = args.get("--port")
@@ -131,48 +192,61 @@ class Context:
 
     def base_options(self) -> ArgList:
         args = ArgList()
-        args.extend(self.model.get("base_args", []))
-        args.extend(self.strategy.get("vllm_args", []))
+        args.extend(self.model.get("base_args", []), self.origin("model.base_args", "model"))
+        args.extend(self.strategy.get("vllm_args", []), self.strategy_origin("vllm_args"))
         return args
 
     def apply_overrides(self, args: ArgList) -> None:
         for ov in self.overrides():
-            args.extend(ov.get("extra_args", []))
-            for flag in ov.get("remove_args", []):
+            origin = self.origin(f"{ov.path}.extra_args", f"override: {ov.key}")
+            if ov.path == f"variants.{self.selection['variant']}":
+                origin = self.origin(f"{ov.path}.extra_args", "variant")
+            args.extend(ov.data.get("extra_args", []), origin)
+            for flag in ov.data.get("remove_args", []):
                 args.remove(flag)
 
-    def feature_parts(self) -> list[tuple[list[str], dict[str, str]]]:
-        """(args, env) of every feature that is on, in recipe order."""
+    def feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
+        """(args, env, origin) of every feature that is on, in recipe order."""
         parts = []
         for fid, feature in self.recipe.get("features", {}).items():
-            value = self.selection.get(fid, "off")
-            if value == "off":
+            value = self.selection.get(fid, OFF)
+            if value == OFF:
                 continue
-            source = feature["modes"][value] if value != "on" else feature
+            path = f"features.{fid}" if value == ON else f"features.{fid}.modes.{value}"
+            source = feature if value == ON else feature["modes"][value]
             args = list(source.get("args", []))
             env = dict(source.get("env", {}))
             replacement = self.lookup(source.get("hardware_overrides"))
+            layer = f"feature: {fid}" if value == ON else f"feature: {fid}={value}"
             if replacement is not None:
-                if "args" in replacement:
-                    args = list(replacement["args"])
-                env.update(replacement.get("env", {}))
-            parts.append((args, env))
+                key, settings = replacement
+                if "args" in settings:
+                    args = list(settings["args"])
+                env.update(settings.get("env", {}))
+                path = f"{path}.hardware_overrides.{key}"
+            parts.append((args, env, self.origin(f"{path}.args", layer)))
         return parts
 
     def apply_features(self, args: ArgList) -> None:
-        for feature_args, _ in self.feature_parts():
-            args.extend(feature_args)
-        args.extend(offload_parts(self.recipe, self.selection)[0])
+        for feature_args, _, origin in self.feature_parts():
+            args.extend(feature_args, origin)
+        offload_args, _, origin = offload_parts(self.recipe, self.selection)
+        args.extend(offload_args, origin)
 
-    def env(self) -> dict[str, str]:
-        env: dict[str, str] = {}
-        env.update(self.model.get("base_env", {}))
+    def env(self) -> EnvMap:
+        env = EnvMap()
+        env.update(self.model.get("base_env", {}), self.origin("model.base_env", "model"))
+        vid = self.selection["variant"]
         for ov in self.overrides():
-            env.update(ov.get("extra_env", {}))
-        for _, feature_env in self.feature_parts():
-            env.update(feature_env)
-        env.update(offload_parts(self.recipe, self.selection)[1])
-        env.update(FRONTEND_ENV[self.selection["frontend"]])
+            layer = "variant" if ov.path == f"variants.{vid}" else f"override: {ov.key}"
+            env.update(ov.data.get("extra_env", {}), self.origin(f"{ov.path}.extra_env", layer))
+        for _, feature_env, origin in self.feature_parts():
+            env.update(feature_env, {**origin, "path": origin["path"][:-5] + ".env"})
+        _, offload_env, origin = offload_parts(self.recipe, self.selection)
+        env.update(offload_env, origin)
+        frontend = self.selection["frontend"]
+        origin = builder_origin("vocabulary", f"FRONTENDS[{frontend!r}]", f"frontend: {frontend}")
+        env.update(FRONTENDS[frontend].env, origin)
         return env
 
 
@@ -183,14 +257,15 @@ def serve_command(
     *,
     label: str = "",
     port: int | None = None,
-    env: dict[str, str] | None = None,
-    extra_env: dict[str, str] | None = None,
+    env: EnvMap | None = None,
 ) -> Command:
     """A `vllm serve` command of `role`; its Docker form is added by `docker.py`."""
+    full_env = ctx.env() if env is None else env
     argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
-    full_env = dict(ctx.env() if env is None else env)
-    full_env.update(extra_env or {})
-    return tool_command(role, argv, label=label or role, env=full_env, port=port, head_len=3)
+    command = tool_command(role, argv, label=label or role, env=full_env.values(), port=port,
+                           head_len=3)
+    command["sources"] = {"args": args.sources(), "env": full_env.sources()}
+    return command
 
 
 def tool_command(
@@ -216,4 +291,5 @@ def tool_command(
         "docker_argv": None,
         "docker_text": None,
         "port": port,
+        "sources": {"args": [], "env": {}},
     }

@@ -16,16 +16,19 @@ HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
 
 
 def docker_image(ctx: Context) -> str:
-    """Most specific wins: brand default < variant image (primary brand only) < the model's
-    per-hardware images < image overrides (in override order)."""
+    """Most specific wins: brand default (its nightly image when the model needs a nightly
+    build) < variant image (primary brand only) < the model's per-hardware images < image
+    overrides (in override order)."""
     image = ctx.brand["default_image"]
+    if ctx.model.get("nightly") and ctx.brand.get("nightly_image"):
+        image = ctx.brand["nightly_image"]
     if ctx.brand.get("primary") and ctx.variant.get("docker_image"):
         image = ctx.variant["docker_image"]
     keyed = most_specific(ctx.model.get("docker_image", {}), ctx.hw_id, ctx.hw)
     if keyed is not None:
         image = keyed
     for ov in ctx.overrides():
-        image = ov.get("docker_image") or image
+        image = ov.data.get("docker_image") or image
     return image
 
 
@@ -52,7 +55,7 @@ def with_docker(
     lines: list[list[str]] = [["docker", "run", *device_groups[0]], *device_groups[1:]]
     published = ["-p", f"{port}:{port}"] if port is not None else []
     lines.append([*bare_tail, "--ipc=host", *published])
-    if host_network:
+    if host_network and "--network" not in ctx.brand["docker_device_args"]:
         lines.append(["--network", "host"])
     lines.append(["-v", HF_CACHE])
     lines += [["-v", volume] for volume in volumes]

@@ -1,6 +1,7 @@
-"""Hardware keys: how a key in a recipe (brand, generation, `arch:<arch>`, id) matches hardware.
+"""Hardware keys: how a key in a recipe (`all`, brand, generation, `arch:<arch>`, id) matches
+hardware.
 
-The most specific key wins: brand < generation < arch < exact id.
+The most specific key wins: all < brand < generation < arch < exact id.
 """
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 __all__ = [
-    "ARCH", "BRAND", "EXACT", "GENERATION", "matches", "most_specific", "ranked", "specificity",
+    "ALL", "ARCH", "BRAND", "EVERY", "EXACT", "GENERATION", "matches", "matching", "most_specific",
+    "ranked", "specificity",
 ]
 
 T = TypeVar("T")
 
-BRAND, GENERATION, ARCH, EXACT = 0, 1, 2, 3
+EVERY, BRAND, GENERATION, ARCH, EXACT = -1, 0, 1, 2, 3
+ALL = "all"
+"""The key that names every hardware."""
 
 
 def specificity(key: str, hw_id: str, hw: Mapping[str, Any]) -> int | None:
@@ -27,6 +31,8 @@ def specificity(key: str, hw_id: str, hw: Mapping[str, Any]) -> int | None:
         return GENERATION
     if key == hw["brand"]:
         return BRAND
+    if key == ALL:
+        return EVERY
     return None
 
 
@@ -34,17 +40,25 @@ def matches(key: str, hw_id: str, hw: Mapping[str, Any]) -> bool:
     return specificity(key, hw_id, hw) is not None
 
 
-def ranked(mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any]) -> list[tuple[int, T]]:
-    """The entries of ``mapping`` whose key names the hardware, least specific first."""
+def matching(keys: list[str], hardware: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The hardware ids any of ``keys`` names, in catalog order."""
+    return [hw_id for hw_id, hw in hardware.items() if any(matches(k, hw_id, hw) for k in keys)]
+
+
+def ranked(
+    mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any]
+) -> list[tuple[int, str, T]]:
+    """(rank, key, value) of the entries of ``mapping`` whose key names the hardware, least
+    specific first."""
     found = []
     for key, value in mapping.items():
         rank = specificity(key, hw_id, hw)
         if rank is not None:
-            found.append((rank, value))
-    found.sort(key=lambda pair: pair[0])
+            found.append((rank, key, value))
+    found.sort(key=lambda entry: entry[0])
     return found
 
 
 def most_specific(mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any]) -> T | None:
     entries = ranked(mapping, hw_id, hw)
-    return entries[-1][1] if entries else None
+    return entries[-1][2] if entries else None

@@ -5,8 +5,8 @@ a filesystem tier behind it.
 `fs` adds `TieringOffloadingSpec` with a filesystem secondary tier through the
 `OffloadingConnector`'s `--kv-transfer-config`, and a fixed `PYTHONHASHSEED` so block hashes
 (the file names) stay the same across restarts. Offered where the recipe's
-`kv_offload_support` lists the tier; not with prefill/decode or KV-store strategies, which own
-the KV connector.
+`kv_offload_support` lists the tier; not with strategies that own the KV connector
+(prefill/decode, KV store: see `deploy.py`).
 """
 
 from __future__ import annotations
@@ -14,22 +14,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from .types import Data
+from .types import Data, Origin
+from .vocabulary import OFF, OFFLOAD_TIERS
 
 __all__ = ["KV_OFFLOAD", "offload_parts", "offload_reason", "offload_volumes"]
 
-OFF = "off"
 KV_OFFLOAD = "kv_offload"
-TIERS = {"cpu": "offloading_cpu", "fs": "offloading_fs"}
-"""Selection value -> key of the recipe's `kv_offload_support`."""
-LABELS = {"cpu": "CPU offload", "fs": "Filesystem offload"}
 DEFAULTS: dict[str, object] = {
     "cpu_gib": 64,
     "fs_root_dir": "/mnt/vllm-kv-cache",
     "fs_threads": 8,
     "blocks_per_chunk": 16,
 }
-CONNECTOR_OWNERS = ("pd_cluster", "kv_store")
 
 
 def _settings(recipe: Data) -> dict[str, object]:
@@ -37,29 +33,38 @@ def _settings(recipe: Data) -> dict[str, object]:
     return {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
 
 
-def offload_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], tier: str) -> str | None:
-    """Why `kv_offload=tier` cannot be picked with the strategy in `sel`."""
+def offload_reason(recipe: Data, strategy: Data, owns_connector: bool, tier: str) -> str | None:
+    """Why `kv_offload=tier` cannot be picked with `strategy` (`owns_connector`: the strategy's
+    deploy type sets its own KV connector)."""
     if tier == OFF:
         return None
-    support = (recipe.get("kv_offload_support") or {}).get(TIERS[tier])
+    name = OFFLOAD_TIERS[tier].name
+    support = (recipe.get("kv_offload_support") or {}).get(OFFLOAD_TIERS[tier].support_key)
     if support is None or support == "unsupported":
-        return f"this recipe does not offer {LABELS[tier]}"
-    strategy = catalog["strategies"][sel["strategy"]]
-    if strategy["deploy_type"] in CONNECTOR_OWNERS:
+        return f"this recipe does not offer {name}"
+    if owns_connector:
         return (f"{strategy['display_name']} sets its own KV connector; "
-                f"{LABELS[tier]} is for single- and multi-node strategies")
+                f"{name} is for single- and multi-node strategies")
     return None
 
 
-def offload_parts(recipe: Data, selection: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-    """(args, env) of the selected offload tier."""
+def offload_parts(
+    recipe: Data, selection: Mapping[str, str]
+) -> tuple[list[str], dict[str, str], Origin]:
+    """(args, env, origin) of the selected offload tier."""
     tier = selection.get(KV_OFFLOAD, OFF)
+    sized = bool(recipe.get("kv_offload"))
+    origin: Origin = {
+        "file": recipe.get("file", "recipe") if sized else "builder/kv_offload.py",
+        "path": "kv_offload" if sized else f"the {tier} tier's defaults",
+        "layer": f"kv_offload: {tier}",
+    }
     if tier == OFF:
-        return [], {}
+        return [], {}, origin
     settings = _settings(recipe)
     args = ["--kv-offloading-backend", "native", "--kv-offloading-size", str(settings["cpu_gib"])]
     if tier != "fs":
-        return args, {}
+        return args, {}, origin
     threads = settings["fs_threads"]
     config = {
         "kv_connector": "OffloadingConnector",
@@ -76,7 +81,7 @@ def offload_parts(recipe: Data, selection: Mapping[str, str]) -> tuple[list[str]
         },
     }
     args += ["--kv-transfer-config", json.dumps(config, separators=(",", ":"))]
-    return args, {"PYTHONHASHSEED": "0"}
+    return args, {"PYTHONHASHSEED": "0"}, origin
 
 
 def offload_volumes(recipe: Data, selection: Mapping[str, str]) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from .compose import Context, serve_command, tool_command
+from .compose import Context, builder_origin, serve_command, tool_command
 from .types import Command
 
 __all__ = ["CONFIG_PATH", "kv_store_summary", "kv_store_volumes", "render_kv_store"]
@@ -80,13 +80,15 @@ def render_kv_store(ctx: Context) -> list[Command]:
             label="Node 0: Mooncake store (holds the pool)", port=STORE_PORT,
         ))
     args = ctx.base_options()
-    args.set(ctx.strategy["parallel_flag"], str(ctx.parallel_size()))
+    size, origin = ctx.parallel_size()
+    args.set(origin, ctx.strategy["parallel_flag"], str(size))
     ctx.apply_overrides(args)
     ctx.apply_features(args)
-    args.set("--kv-transfer-config", json.dumps(STORE_CONNECTOR, separators=(",", ":")))
+    store = builder_origin("kv_store", "every instance joins the Mooncake store", "kv store")
+    args.set(store, "--kv-transfer-config", STORE_CONNECTOR)
     port = ctx.port(args)
     env = ctx.env()
-    env.update({"MOONCAKE_CONFIG_PATH": CONFIG_PATH, "PYTHONHASHSEED": "0"})
+    env.update({"MOONCAKE_CONFIG_PATH": CONFIG_PATH, "PYTHONHASHSEED": "0"}, store)
     for node in range(ctx.nodes):
         commands.append(serve_command(
             ctx, "serve", args, label=f"Node {node}: vLLM instance (port {port})",
@@ -102,12 +104,12 @@ def render_kv_store(ctx: Context) -> list[Command]:
     return commands
 
 
-def kv_store_summary(ctx: Context, serve: Command) -> str:
-    argv = serve["argv"]
+def kv_store_summary(ctx: Context, commands: list[Command]) -> str:
+    argv = next(c for c in commands if c["argv"][:2] == ["vllm", "serve"])["argv"]
     flag = ctx.strategy["parallel_flag"]
     size = argv[argv.index(flag) + 1] if flag in argv else "1"
     kind = "centralized" if _centralized(ctx) else "distributed"
-    variant = ctx.variant.get("label") or ctx.selection["variant"]
+    variant = ctx.variant_label
     short = "TP" if flag == "--tensor-parallel-size" else "DP"
     return (f"{ctx.nodes} nodes · {ctx.strategy['short_label']} · {ctx.nodes}× vLLM {short}{size} "
             f"({size}× {ctx.hw['display_name']} each) + Mooncake {kind} store · {variant}")

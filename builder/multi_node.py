@@ -7,7 +7,8 @@ cluster. Layouts (N nodes, G GPUs used on each):
 - `tp_pp`: tensor parallel inside a node, pipeline parallel across nodes (`--tensor-parallel-size
   G --pipeline-parallel-size N`);
 - `dep`: one data-parallel rank per GPU, `--data-parallel-size N×G`, experts over all of them;
-- `tp_dp`: one data-parallel replica of TP G per node, `--data-parallel-size N`.
+- `tp_dp`: one data-parallel rank of TP G per node, `--data-parallel-size N` (MoE models add
+  expert parallelism over all of them).
 
 TP and PP across nodes use vLLM's multiprocessing launcher (`--nnodes`, `--node-rank`,
 `--master-addr`); data parallelism uses `--data-parallel-size-local`, `--data-parallel-address`,
@@ -20,11 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .arglist import ArgList
-from .compose import Context, serve_command
+from .compose import Context, builder_origin, serve_command
+from .env import EnvMap
+from .summary import layout_text
 from .types import Command
 
-__all__ = ["DP_RPC_PORT", "Placement", "placement_args", "render_multi_node", "server_commands",
-           "size_args"]
+__all__ = ["DP_RPC_PORT", "Placement", "multi_node_summary", "placement_args", "render_multi_node",
+           "server_commands", "size_args"]
 
 DP_RPC_PORT = 13345
 HEAD_IP = "$HEAD_IP"
@@ -94,12 +97,6 @@ def placement_args(placement: Placement, rank: int) -> list[str]:
     return [*args, "--headless"] if rank else args
 
 
-def _copy(args: ArgList) -> ArgList:
-    copy = ArgList()
-    copy.extend(args.tokens())
-    return copy
-
-
 def server_commands(
     ctx: Context,
     args: ArgList,
@@ -109,7 +106,7 @@ def server_commands(
     worker_role: str,
     label: str,
     worker_label: str,
-    env: dict[str, str],
+    env: EnvMap,
     port: int,
 ) -> list[Command]:
     """One command per node: the head with `args` and `--port`, the workers headless.
@@ -117,14 +114,17 @@ def server_commands(
     `label` and `worker_label` are formatted with `{rank}`, `{nodes}` and `{port}`.
     """
     commands = []
-    full_env = dict(env)
-    if placement.devices is not None:
-        full_env[ctx.brand["visible_devices_env"]] = ",".join(map(str, placement.devices))
+    full_env = env.copy()
+    if placement.devices is not None and ctx.brand.get("visible_devices_env"):
+        full_env.set(ctx.brand["visible_devices_env"], ",".join(map(str, placement.devices)),
+                     builder_origin("multi_node", "the pool's devices on a shared node",
+                                    "placement"))
+    where = builder_origin("multi_node", "where this node sits in the server", "placement")
     for rank in range(placement.nodes):
-        node_args = _copy(args)
+        node_args = args.copy()
         if rank:
             node_args.remove("--port")
-        node_args.extend(placement_args(placement, rank))
+        node_args.extend(placement_args(placement, rank), where)
         fields = {"rank": rank, "nodes": placement.nodes, "port": port}
         commands.append(serve_command(
             ctx,
@@ -139,9 +139,13 @@ def server_commands(
 
 def render_multi_node(ctx: Context) -> list[Command]:
     """A multi-node strategy: the head on node 0, one headless worker per other node."""
-    placement = Placement(ctx.strategy["layout"], ctx.nodes, ctx.parallel_size())
+    gpus, origin = ctx.parallel_size()
+    placement = Placement(ctx.strategy["layout"], ctx.nodes, gpus)
     args = ctx.base_options()
-    args.extend(size_args(placement))
+    args.extend(size_args(placement), origin)
+    if placement.layout == "tp_dp" and ctx.model["architecture"] == "moe":
+        args.set(builder_origin("multi_node", "TP×DP of a MoE model spreads the experts over "
+                                "every rank", "placement"), "--enable-expert-parallel")
     ctx.apply_overrides(args)
     ctx.apply_features(args)
     return server_commands(
@@ -150,3 +154,10 @@ def render_multi_node(ctx: Context) -> list[Command]:
         label="Node 0 (head)", worker_label="Node {rank} (worker)",
         env=ctx.env(), port=ctx.port(args),
     )
+
+
+def multi_node_summary(ctx: Context, commands: list[Command]) -> str:
+    argv = commands[0]["argv"]
+    gpus = ctx.nodes * ctx.parallel_size()[0]
+    return (f"{ctx.nodes} nodes · {gpus}× {ctx.hw['display_name']} · "
+            f"{ctx.strategy['short_label']} ({layout_text(argv)}) · {ctx.variant_label}")

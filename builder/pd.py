@@ -10,8 +10,10 @@ A pool's arguments, in order: the model's base arguments, the pool's parallel si
 overrides and features (as for any server, so a feature is on in both pools), the `pd` block's
 `extra_args`, the pool's own `extra_args`, `--port`, then `--kv-transfer-config`.
 
-Defaults: as many whole nodes per pool as the model needs, TEP for MoE and TP for dense
-models, ports 8000 / 8001, the router on 30000. Pools that name `devices` share one node (the
+Prefill/decode is offered only on hardware a key of the recipe's `pd` block names: the layout
+comes from the recipe, never from a builder default alone. Within it, unset fields default to
+as many whole nodes per pool as the model needs, TEP for MoE and TP for dense models, ports
+8000 / 8001, the router on 30000. Pools that name `devices` share one node (the
 single-host layout): each gets the brand's visible-devices variable, the router talks to
 `localhost`, and the side-channel ports are spaced by the prefill pool's data-parallel ranks
 (vLLM adds the DP rank to the base port). Otherwise each pool's head is reached at
@@ -20,27 +22,27 @@ single-host layout): each gets the brand's visible-devices variable, the router 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .arglist import ArgList
-from .compose import Context, tool_command
+from .compose import Context, builder_origin, tool_command
 from .hardware_keys import ranked
 from .multi_node import Placement, server_commands, size_args
-from .types import Command, Data
+from .summary import layout_text
+from .types import Command, Data, Note, Origin
+from .vocabulary import CONNECTORS
 
 __all__ = [
-    "CONNECTORS",
     "PD_CONNECTOR",
+    "PdMerge",
     "connector_choices",
+    "pd_node_count",
     "pd_pools",
     "pd_reason",
     "pd_settings",
-    "pd_summary",
-    "pd_volumes",
     "render_pd",
 ]
 
@@ -53,28 +55,15 @@ ROUTER_PORT = 30000
 
 
 @dataclass(frozen=True)
-class Connector:
-    label: str
-    config: dict[str, Any]
-    """The default `--kv-transfer-config` object."""
-    port_env: str
-    """The variable that sets the connector's per-server side-channel / bootstrap port."""
-    ports: tuple[int, int]
-    """Base ports of the prefill and the decode pool."""
-    host_env: str | None = None
-    """The variable that sets the address the side channel listens on (across hosts)."""
+class PdMerge:
+    """The recipe's `pd` settings merged for one hardware, and the key each field came from."""
 
+    values: dict[str, Any]
+    where: dict[str, str]
+    """Field (`extra_args`, `prefill.extra_args`, ...) → the `pd` key that set it."""
 
-CONNECTORS: dict[str, Connector] = {
-    "nixl": Connector(
-        "NIXL", {"kv_connector": "NixlConnector", "kv_role": "kv_both"},
-        "VLLM_NIXL_SIDE_CHANNEL_PORT", (5557, 5558), "VLLM_NIXL_SIDE_CHANNEL_HOST",
-    ),
-    "mooncake": Connector(
-        "Mooncake", {"kv_connector": "MooncakeConnector", "kv_role": "kv_both"},
-        "VLLM_MOONCAKE_BOOTSTRAP_PORT", (8998, 9889),
-    ),
-}
+    def origin(self, ctx: Context, field: str, layer: str) -> Origin:
+        return ctx.origin(f"pd.{self.where.get(field, '?')}.{field}", layer)
 
 
 @dataclass(frozen=True)
@@ -85,31 +74,34 @@ class Pool:
     settings: Mapping[str, Any]
 
 
-def pd_settings(recipe: Data, hw_id: str, hw: Data) -> dict[str, Any]:
+def pd_settings(recipe: Data, hw_id: str, hw: Data) -> PdMerge:
     """The recipe's `pd` settings for this hardware, merged least specific first."""
     merged: dict[str, Any] = {}
-    for _, entry in ranked(recipe.get("pd") or {}, hw_id, hw):
-        for key, value in entry.items():
+    where: dict[str, str] = {}
+    for _, key, entry in ranked(recipe.get("pd") or {}, hw_id, hw):
+        for name, value in entry.items():
             if value is None:
                 continue  # absent (a fully-defaulted dump writes None)
-            if key in POOLS:
+            if name in POOLS:
                 pool = {k: v for k, v in value.items() if v is not None}
-                merged[key] = {**merged.get(key, {}), **pool}
+                merged[name] = {**merged.get(name, {}), **pool}
+                where.update({f"{name}.{k}": key for k in pool})
             else:
-                merged[key] = value
-    return merged
+                merged[name] = value
+                where[name] = key
+    return PdMerge(merged, where)
 
 
 def connector_choices(recipe: Data, hw_id: str, hw: Data) -> list[str]:
     """Connectors offered on this hardware, the default first."""
-    return list(pd_settings(recipe, hw_id, hw).get("connectors") or {"nixl": {}})
+    return list(pd_settings(recipe, hw_id, hw).values.get("connectors") or {"nixl": {}})
 
 
 def pd_pools(catalog: Data, recipe: Data, hw_id: str, variant_id: str) -> list[Pool]:
     """The prefill and decode pools for this hardware and variant."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
-    settings = pd_settings(recipe, hw_id, hw)
+    settings = pd_settings(recipe, hw_id, hw).values
     default_layout = "tep" if recipe["model"]["architecture"] == "moe" else "tp"
     pools = []
     for name in POOLS:
@@ -136,8 +128,10 @@ def pd_node_count(pools: list[Pool]) -> int:
 
 
 def pd_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str) -> str | None:
-    """Why a pool cannot hold the variant on this hardware; None when both can."""
+    """Why prefill/decode cannot serve the variant on this hardware; None when it can."""
     hw = catalog["hardware"][hw_id]
+    if not ranked(recipe.get("pd") or {}, hw_id, hw):
+        return f"this recipe gives no prefill/decode layout for {hw['display_name']}"
     variant = recipe["variants"][variant_id]
     for pool in pd_pools(catalog, recipe, hw_id, variant_id):
         p = pool.placement
@@ -152,18 +146,22 @@ def pd_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str) -> str |
     return None
 
 
-def _side_ports(connector: Connector, pools: list[Pool]) -> dict[str, int]:
-    first, second = connector.ports
+def _side_ports(connector_id: str, pools: list[Pool]) -> dict[str, int]:
+    first, second = CONNECTORS[connector_id].ports
     if shared_host(pools):
         # vLLM listens on base + DP rank: keep the decode pool's range clear of the prefill's.
         second = max(second, first + max(1, pools[0].placement.dp_local))
     return {"prefill": first, "decode": second}
 
 
-def _transfer_config(ctx: Context, connector_id: str, settings: Mapping[str, Any]) -> str:
-    custom = (settings.get("connectors") or {}).get(connector_id) or {}
-    config = custom.get("kv_transfer_config") or CONNECTORS[connector_id].config
-    return json.dumps(config, separators=(",", ":"))
+def _transfer_config(ctx: Context, connector_id: str, merge: PdMerge) -> tuple[Any, Origin]:
+    custom = (merge.values.get("connectors") or {}).get(connector_id) or {}
+    if custom.get("kv_transfer_config"):
+        return custom["kv_transfer_config"], ctx.origin(
+            f"pd.{merge.where['connectors']}.connectors.{connector_id}.kv_transfer_config",
+            f"pd: {connector_id}")
+    return CONNECTORS[connector_id].config, builder_origin(
+        "vocabulary", f"CONNECTORS[{connector_id!r}].config", f"pd: {connector_id}")
 
 
 def _label(pool: Pool, rank: int | None = None) -> str:
@@ -185,51 +183,68 @@ def _ranges(devices: tuple[int, ...]) -> str:
 
 
 def render_pd(ctx: Context) -> list[Command]:
-    settings = pd_settings(ctx.recipe, ctx.hw_id, ctx.hw)
+    merge = pd_settings(ctx.recipe, ctx.hw_id, ctx.hw)
+    settings = merge.values
     pools = pd_pools(ctx.catalog, ctx.recipe, ctx.hw_id, ctx.selection["variant"])
-    connector_id = ctx.selection.get(PD_CONNECTOR, "nixl")
+    connector_id = ctx.selection.get(PD_CONNECTOR, next(iter(CONNECTORS)))
     connector = CONNECTORS[connector_id]
     custom = (settings.get("connectors") or {}).get(connector_id) or {}
-    side_ports = _side_ports(connector, pools)
+    side_ports = _side_ports(connector_id, pools)
     single = shared_host(pools)
+    config, config_origin = _transfer_config(ctx, connector_id, merge)
     commands: list[Command] = []
     for pool in pools:
         placement = pool.placement
+        layer = f"pd: {pool.name}"
         args = ctx.base_options()
-        args.extend(size_args(placement))
+        args.extend(size_args(placement), ctx.origin(
+            f"pd.{merge.where.get(f'{pool.name}.layout', '?')}.{pool.name}", layer)
+            if f"{pool.name}.layout" in merge.where or f"{pool.name}.nodes" in merge.where
+            else builder_origin("pd", "the pool's default layout", layer))
         if placement.layout in ("tep", "dep"):
-            args.set("--enable-expert-parallel")
+            args.set(builder_origin("pd", f"{placement.layout.upper()} pools are expert-parallel",
+                                    layer), "--enable-expert-parallel")
         ctx.apply_overrides(args)
         ctx.apply_features(args)
-        for source in (settings, pool.settings):
-            args.extend(source.get("extra_args", []))
-            for flag in source.get("remove_args", []):
-                args.remove(flag)
-        args.set("--port", str(pool.port))
-        args.set("--kv-transfer-config", _transfer_config(ctx, connector_id, settings))
+        args.extend(settings.get("extra_args", []), merge.origin(ctx, "extra_args", "pd"))
+        for flag in settings.get("remove_args", []):
+            args.remove(flag)
+        args.extend(pool.settings.get("extra_args", []),
+                    merge.origin(ctx, f"{pool.name}.extra_args", layer))
+        for flag in pool.settings.get("remove_args", []):
+            args.remove(flag)
+        port_origin = (merge.origin(ctx, f"{pool.name}.port", layer)
+                       if f"{pool.name}.port" in merge.where
+                       else builder_origin("pd", f"the {pool.name} pool's default port", layer))
+        args.set(port_origin, "--port", str(pool.port))
+        args.set(config_origin, "--kv-transfer-config", config)
         env = ctx.env()
-        env.update(settings.get("extra_env", {}))
-        env.update(custom.get("extra_env", {}))
-        env.update(pool.settings.get("extra_env", {}))
+        env.update(settings.get("extra_env", {}), merge.origin(ctx, "extra_env", "pd"))
+        env.update(custom.get("extra_env", {}), ctx.origin(
+            f"pd.{merge.where.get('connectors', '?')}.connectors.{connector_id}.extra_env",
+            f"pd: {connector_id}"))
+        env.update(pool.settings.get("extra_env", {}),
+                   merge.origin(ctx, f"{pool.name}.extra_env", layer))
+        side = builder_origin("pd", f"{connector.label}'s side channel", f"pd: {connector_id}")
         if connector.host_env and not single:
-            env[connector.host_env] = "$NODE_IP"
-        env[connector.port_env] = str(side_ports[pool.name])
+            env.set(connector.host_env, "$NODE_IP", side)
+        env.set(connector.port_env, str(side_ports[pool.name]), side)
         commands += server_commands(
             ctx, args, placement,
             role=pool.name, worker_role=pool.name,
             label=_label(pool), worker_label=_label(pool, 1),
             env=env, port=pool.port,
         )
-    commands.append(_router(ctx, pools, connector_id, settings))
+    commands.append(_router(ctx, pools, connector_id, merge))
     return commands
 
 
-def _router(ctx: Context, pools: list[Pool], connector_id: str,
-            settings: Mapping[str, Any]) -> Command:
+def _router(ctx: Context, pools: list[Pool], connector_id: str, merge: PdMerge) -> Command:
     single = shared_host(pools)
     urls = {
         p.name: f"http://{'localhost' if single else ADDRESSES[p.name]}:{p.port}" for p in pools
     }
+    origin = builder_origin("pd", "the router in front of the pools", "router")
     args = ArgList()
     args.extend([
         "--policy", "round_robin",
@@ -238,36 +253,43 @@ def _router(ctx: Context, pools: list[Pool], connector_id: str,
         "--decode", urls["decode"],
         "--host", "127.0.0.1" if single else "0.0.0.0",
         "--port", str(ROUTER_PORT),
-    ])
+    ], origin)
     local_dp = [p.placement.dp_local for p in pools if p.placement.layout == "dep"]
     if local_dp:
-        args.set("--intra-node-data-parallel-size", str(min(local_dp)))
-    args.set("--kv-connector", connector_id)
-    args.extend(settings.get("router_args", []))
-    return tool_command("router", ["vllm-router", *args.tokens()],
-                        label=f"Router (port {ROUTER_PORT})", port=ROUTER_PORT, head_len=3)
+        args.set(origin, "--intra-node-data-parallel-size", str(min(local_dp)))
+    args.set(origin, "--kv-connector", connector_id)
+    args.extend(merge.values.get("router_args", []), merge.origin(ctx, "router_args", "router"))
+    command = tool_command("router", ["vllm-router", *args.tokens()],
+                           label=f"Router (port {ROUTER_PORT})", port=ROUTER_PORT, head_len=3)
+    command["sources"]["args"] = args.sources()
+    return command
 
 
 def pd_volumes(ctx: Context) -> list[str]:
-    return list(pd_settings(ctx.recipe, ctx.hw_id, ctx.hw).get("docker_volumes", []))
+    return list(pd_settings(ctx.recipe, ctx.hw_id, ctx.hw).values.get("docker_volumes", []))
 
 
-def _pool_text(pool: Pool, hw_name: str) -> str:
-    p = pool.placement
-    sizes = size_args(p)
-    parts = [f"{'TP' if f == '--tensor-parallel-size' else 'DP'}{v}"
-             for f, v in zip(sizes[::2], sizes[1::2], strict=True)]
-    if p.layout in ("tep", "dep"):
-        parts.append("EP")
-    where = f"{p.nodes}×{p.gpus}" if p.nodes > 1 else str(p.gpus)
-    return f"{NAMES[pool.name]} {' + '.join(parts)} ({where}× {hw_name})"
-
-
-def pd_summary(ctx: Context) -> str:
+def pd_summary(ctx: Context, commands: list[Command]) -> str:
+    """The cluster in one line, each pool's layout read from its head command's argv."""
     pools = pd_pools(ctx.catalog, ctx.recipe, ctx.hw_id, ctx.selection["variant"])
     nodes = pd_node_count(pools)
-    connector = CONNECTORS[ctx.selection.get(PD_CONNECTOR, "nixl")].label
-    variant = ctx.variant.get("label") or ctx.selection["variant"]
+    connector = CONNECTORS[ctx.selection.get(PD_CONNECTOR, next(iter(CONNECTORS)))].label
     where = "1 node" if nodes == 1 else f"{nodes} nodes"
-    pools_text = " · ".join(_pool_text(p, ctx.hw["display_name"]) for p in pools)
-    return f"{where} · PD · {pools_text} · {connector} · {variant}"
+    parts = []
+    for pool in pools:
+        head = next(c for c in commands if c["role"] == pool.name)
+        p = pool.placement
+        count = f"{p.nodes}×{p.gpus}" if p.nodes > 1 else str(p.gpus)
+        parts.append(f"{NAMES[pool.name]} {layout_text(head['argv'])} "
+                     f"({count}× {ctx.hw['display_name']})")
+    return f"{where} · PD · {' · '.join(parts)} · {connector} · {ctx.variant_label}"
+
+
+def pd_notes(ctx: Context) -> list[Note]:
+    connector = CONNECTORS[ctx.selection.get(PD_CONNECTOR, next(iter(CONNECTORS)))]
+    return [{
+        "title": "Start order",
+        "body": f"Start the prefill and decode servers (every node of each pool), wait "
+                f"until both answer /health, then start the router; clients talk to the "
+                f"router. KV cache moves from prefill to decode over {connector.label}.",
+    }]

@@ -1,52 +1,89 @@
 """From a query (the page's URL keys) to a complete selection, and why choices are unavailable.
 
 Explicit choices are kept or refused; everything not given is defaulted to the first choice
-that works with them, in this order: hardware and variant, strategy, nodes, the
+that works with them, stage by stage: hardware and variant, strategy, nodes, the
 prefill/decode KV connector (`pd_connector`), the KV offload tier (`kv_offload`, only for
-recipes that declare `kv_offload_support`), features, frontend, install. A choice is
-*unavailable* when adding it to the explicit choices cannot be resolved; the reason is the
-sentence the resolution failed with.
+recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
+follow `offering.py`; strategies are the recipe's `strategies` list in order of preference
+(see `recipe_strategies`), each refused where `strategy_reason` says why; node counts follow
+the deploy type (`deploy.py`).
 
-Node counts (`node_range`): 1 for single-node strategies; for multi-node strategies from the
-nodes the variant needs (`vram_minimum_gb` over one node's `gpu_count × memory_gb`, at least 2)
-to 16; for prefill/decode exactly the nodes its two pools use; for KV-store strategies (one
-instance per node) 2 to 16.
+A choice is *unavailable* when adding it to the explicit choices cannot be resolved; the reason
+is the sentence the resolution fails with. `unavailable` finds them in one pass over the
+options: each option is checked from the stage its key enters, on top of the stages before it
+(which it cannot change), and keys whose later stages do not depend on them (nodes, KV
+connector, KV offload, frontend, install) are answered by their own rule alone.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
+from typing import Any
 
-from .compose import FRONTEND_ENV, Context
+from .compose import Context
+from .deploy import DEPLOY_TYPES, MAX_NODES, POWER_OF_TWO_LAYOUTS, deploy_type
 from .errors import SelectionError
-from .hardware_keys import matches, most_specific
+from .hardware_keys import most_specific
 from .install import install_refusals
-from .kv_offload import KV_OFFLOAD, TIERS, offload_reason
-from .layouts import LAYOUTS, layout_key
-from .pd import CONNECTORS, PD_CONNECTOR, connector_choices, pd_node_count, pd_pools, pd_reason
+from .kv_offload import KV_OFFLOAD, offload_reason
+from .offering import default_hardware, label, recipe_support, variant_reason
+from .omni_tasks import TASK, task_ids
+from .pd import PD_CONNECTOR, connector_choices
 from .types import Data
+from .vocabulary import CONNECTORS, FRONTENDS, INSTALL_METHODS, OFF, OFFLOAD_TIERS, ON
 
-__all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_range", "parse_query", "resolve",
-           "strategy_reason", "unavailable"]
+__all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_memory_gb", "node_range",
+           "offered_hardware", "parse_query", "recipe_strategies", "resolve", "strategy_reason",
+           "unavailable"]
 
 FIXED_KEYS = ("hardware", "variant", "strategy", "nodes", "frontend", "install")
-MAX_NODES = 16
-OFF, ON = "off", "on"
 AVAILABLE = ("verified", "supported", "experimental")
+SINGLE_NODE_ONLY = ("embedding",)
+"""Tasks whose models are offered single-node strategies only by default."""
+OMNI_DEPLOY = "omni"
+
+
+def node_memory_gb(hw: Data) -> int:
+    return hw["gpu_count"] * hw["memory_gb"]
+
+
+def fits_one_node(variant: Data, hw: Data) -> bool:
+    return variant["vram_minimum_gb"] <= node_memory_gb(hw)
+
+
+def recipe_strategies(catalog: Data, recipe: Data) -> list[str]:
+    """The strategies a recipe offers, in order of preference: its `strategies` list, or by
+    default single-node Tensor Parallel for embedding models and every single- and multi-node
+    strategy for the others (each still refused where it does not suit the model)."""
+    strategies = catalog["strategies"]
+    if recipe.get("strategies") is not None:
+        return list(recipe["strategies"])
+    if recipe.get("omni"):
+        return [s for s in strategies if strategies[s]["deploy_type"] == OMNI_DEPLOY]
+    if any(task in SINGLE_NODE_ONLY for task in recipe["meta"]["tasks"]):
+        return [s for s in strategies if (strategies[s]["deploy_type"], strategies[s]["layout"])
+                == ("single_node", "tp")]
+    return [s for s in strategies if strategies[s]["deploy_type"] in ("single_node", "multi_node")]
+
+
+def offered_hardware(catalog: Data, recipe: Data) -> list[str]:
+    """Hardware ids the recipe offers (for some variant), in catalog order."""
+    return [h for h, hw in catalog["hardware"].items() if recipe_support(recipe, h, hw)]
 
 
 def choices(catalog: Data, recipe: Data) -> dict[str, list[str]]:
-    """Every value each selection key can take, in display order."""
+    """Every value each selection key can take, in display order (hardware: what the recipe
+    offers)."""
     result = {
-        "hardware": list(catalog["hardware"]),
+        "hardware": offered_hardware(catalog, recipe),
         "variant": list(recipe["variants"]),
+        **({TASK: task_ids(recipe)} if recipe.get("omni") else {}),
         "strategy": list(catalog["strategies"]),
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
         PD_CONNECTOR: list(CONNECTORS),
-        **({KV_OFFLOAD: [OFF, *TIERS]} if recipe.get("kv_offload_support") else {}),
-        "frontend": list(FRONTEND_ENV),
-        "install": ["pip", "docker"],
+        **({KV_OFFLOAD: [OFF, *OFFLOAD_TIERS]} if recipe.get("kv_offload_support") else {}),
+        "frontend": list(FRONTENDS),
+        "install": list(INSTALL_METHODS),
     }
     for fid, feature in recipe.get("features", {}).items():
         result[fid] = [OFF, ON, *(feature.get("modes") or {})]
@@ -60,6 +97,11 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[s
     for key, value in query.items():
         if key not in valid:
             raise SelectionError(key, f"unknown key; valid keys: {', '.join(valid)}")
+        if key == "hardware" and value in catalog["hardware"] and value not in valid[key]:
+            names = ", ".join(catalog["hardware"][h]["display_name"] for h in valid[key])
+            raise SelectionError(key, f"this recipe is not offered on "
+                                      f"{catalog['hardware'][value]['display_name']}; it is "
+                                      f"offered on {names}")
         if value not in valid[key]:
             raise SelectionError(
                 key, f"unknown value {value!r}; valid values: {', '.join(valid[key])}"
@@ -68,33 +110,7 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[s
     return explicit
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
-def _label(variant_id: str, variant: Data) -> str:
-    return variant.get("label") or variant_id
-
-
-def variant_hardware_keys(recipe: Data, variant: Data) -> list[str]:
-    """A variant's hardware keys; without its own list, the default variant's, then the
-    recipe's `meta.hardware`."""
-    for source in (variant, recipe["variants"]["default"]):
-        keys = source.get("supported_hardware")
-        if keys is not None:
-            return keys
-    return list(recipe["meta"]["hardware"])
-
-
-def variant_runs_on(recipe: Data, variant: Data, hw_id: str, hw: Data) -> bool:
-    return any(matches(key, hw_id, hw) for key in variant_hardware_keys(recipe, variant))
-
-
-def node_memory_gb(hw: Data) -> int:
-    return hw["gpu_count"] * hw["memory_gb"]
-
-
-def fits_one_node(variant: Data, hw: Data) -> bool:
-    return variant["vram_minimum_gb"] <= node_memory_gb(hw)
+# ----------------------------------------------------------------------------- reasons
 
 
 def strategy_reason(
@@ -105,14 +121,36 @@ def strategy_reason(
     variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
     name, hw_name = strategy["display_name"], hw["display_name"]
+    omni = strategy["deploy_type"] == OMNI_DEPLOY
+    if bool(recipe.get("omni")) != omni:
+        return (f"{name} is for generation models served by vLLM-Omni" if omni else
+                f"a vLLM-Omni generation model runs as one server on one node, not {name}")
+    if strategy_id not in recipe_strategies(catalog, recipe):
+        return f"this recipe does not offer {name}"
     declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
     if declared == "unsupported":
         return f"this recipe does not offer {name} on {hw_name}"
-    if layout_key(strategy) not in LAYOUTS:
-        return f"{name} commands are not generated yet"
-    if declared in AVAILABLE:
-        return None
+    deploy = deploy_type(strategy)
+    if declared not in AVAILABLE:
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw)
+        if problem:
+            return problem
+    problem = deploy.reason(catalog, recipe, hw_id, variant_id)
+    if problem:
+        return problem
+    low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                                 "strategy": strategy_id})
+    if low > MAX_NODES:
+        return (f"{label(variant_id, variant)} needs {low} {hw_name} nodes with {name}; the "
+                f"builder lays out at most {MAX_NODES}")
+    return None
+
+
+def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
+                  hw: Data) -> str | None:
+    """The strategy's own hardware rules (`hardware_match`)."""
     match = strategy["hardware_match"]
+    name, hw_name = strategy["display_name"], hw["display_name"]
     arch = match.get("architecture")
     if arch and arch != recipe["model"]["architecture"]:
         return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
@@ -124,46 +162,40 @@ def strategy_reason(
         if match.get("max_gpus") and gpus > match["max_gpus"]:
             return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
         if not fits:
-            return (
-                f"{_label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
-                f"{hw_name} node has {node_memory_gb(hw)} GB; pick a multi-node strategy"
-            )
-    elif match.get("only_when_oversize") and fits:
+            scale = ("pick a multi-node strategy" if hw.get("scalable", True)
+                     else f"a {hw_name} cannot join a multi-node deployment")
+            return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
+                    f"{hw_name} node has {node_memory_gb(hw)} GB; {scale}")
+        return None
+    if not hw.get("scalable", True):
+        return f"a {hw_name} cannot join a multi-node deployment"
+    if match.get("only_when_oversize") and fits:
         return f"the model fits on one {hw_name} node, so {name} is not needed"
-    if strategy["deploy_type"] == "pd_cluster":
-        return pd_reason(catalog, recipe, hw_id, variant_id)
     return None
 
 
 def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tuple[int, int]:
-    """The node counts the strategy in `selection` can run on (see the module docstring)."""
+    """The node counts the strategy in `selection` can run on (see `deploy.py`)."""
     strategy = catalog["strategies"][selection["strategy"]]
-    deploy = strategy["deploy_type"]
-    if deploy == "pd_cluster":
-        total = pd_node_count(
-            pd_pools(catalog, recipe, selection["hardware"], selection["variant"]))
-        return total, total
-    if deploy == "kv_store":
-        return 2, MAX_NODES
-    if deploy != "multi_node":
-        return 1, 1
-    hw = catalog["hardware"][selection["hardware"]]
-    variant = recipe["variants"][selection["variant"]]
-    needed = math.ceil(variant["vram_minimum_gb"] / node_memory_gb(hw))
-    return max(2, needed), MAX_NODES
+    return deploy_type(strategy).node_range(catalog, recipe, selection)
 
 
 def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int) -> str | None:
     low, high = node_range(catalog, recipe, sel)
+    strategy = catalog["strategies"][sel["strategy"]]
+    name = strategy["display_name"]
+    if (low <= nodes <= high and strategy["deploy_type"] == "multi_node"
+            and strategy["layout"] in POWER_OF_TWO_LAYOUTS and nodes & (nodes - 1)):
+        return (f"{name} spans every GPU with one tensor-parallel group, whose size must divide "
+                "the attention heads: pick a power-of-two node count")
     if low <= nodes <= high:
         return None
-    name = catalog["strategies"][sel["strategy"]]["display_name"]
     if low == high:
         return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
     if nodes < low and low > 2:
         hw = catalog["hardware"][sel["hardware"]]
         variant = recipe["variants"][sel["variant"]]
-        return (f"{_label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
+        return (f"{label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
                 f"least {low} {hw['display_name']} nodes ({node_memory_gb(hw)} GB each)")
     return f"{name} here runs on {low} to {high} nodes"
 
@@ -172,7 +204,7 @@ def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
                      connector: str) -> str | None:
     """Why the prefill/decode KV connector `connector` cannot be picked."""
     strategy = catalog["strategies"][sel["strategy"]]
-    label = CONNECTORS[connector].label
+    name = CONNECTORS[connector].label
     if strategy["deploy_type"] != "pd_cluster":
         return None  # kept, unused, until a prefill/decode strategy is picked again
     hw_id = sel["hardware"]
@@ -180,7 +212,7 @@ def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
     if connector not in offered:
         hw_name = catalog["hardware"][hw_id]["display_name"]
         names = ", ".join(CONNECTORS[c].label for c in offered)
-        return f"this recipe offers {names} for prefill/decode on {hw_name}, not {label}"
+        return f"this recipe offers {names} for prefill/decode on {hw_name}, not {name}"
     return None
 
 
@@ -189,16 +221,18 @@ def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str
     feature = recipe["features"][fid]
     hw_id = sel["hardware"]
     hw = catalog["hardware"][hw_id]
-    label = feature.get("label") or fid
+    name = feature.get("label") or fid
     if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
-        return f"{label} is not supported on {hw['display_name']}"
+        return f"{name} is not supported on {hw['display_name']}"
     strategies = feature.get("strategies")
     if strategies is not None and sel["strategy"] not in strategies:
         strategy_name = catalog["strategies"][sel["strategy"]]["display_name"]
-        return f"{label} is not offered with {strategy_name}"
+        return f"{name} is not offered with {strategy_name}"
     modes = feature.get("modes")
-    if modes and all(mode_reason(catalog, recipe, sel, fid, mid) for mid in modes):
-        return mode_reason(catalog, recipe, sel, fid, next(iter(modes)))
+    if modes:
+        reasons = [mode_reason(catalog, recipe, sel, fid, mid) for mid in modes]
+        if all(reasons):
+            return reasons[0]
     return None
 
 
@@ -210,139 +244,298 @@ def mode_reason(
     hw = catalog["hardware"][hw_id]
     allowed = mode.get("variants")
     if allowed is not None and sel["variant"] not in allowed:
-        names = " or ".join(_label(v, recipe["variants"][v]) for v in allowed)
+        names = " or ".join(label(v, recipe["variants"][v]) for v in allowed)
         return f"{mode['label']} needs the {names} checkpoint (Variant row)"
     if most_specific(mode.get("hardware", {}), hw_id, hw) == "unsupported":
         return f"{mode['label']} is not supported on {hw['display_name']}"
     return None
 
 
-def _pick_mode(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str) -> str:
-    feature = recipe["features"][fid]
-    variant = recipe["variants"][sel["variant"]]
-    candidates = [variant.get("default_modes", {}).get(fid), feature.get("default_mode")]
-    candidates += list(feature["modes"])
-    for mode_id in candidates:
-        if mode_id and mode_reason(catalog, recipe, sel, fid, mode_id) is None:
-            return mode_id
-    raise AssertionError("feature_reason() guarantees an available mode")
+def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
+    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it)."""
+    value = recipe["features"][fid].get("opt_in", False)
+    if isinstance(value, bool):
+        return value
+    hw = catalog["hardware"][hw_id]
+    return most_specific(dict.fromkeys(value, True), hw_id, hw) is not None
 
 
 # ----------------------------------------------------------------------------- resolve
 
 
-def _resolve_hardware_variant(
-    catalog: Data, recipe: Data, explicit: Mapping[str, str]
-) -> tuple[str, str]:
-    hardware, variants = catalog["hardware"], recipe["variants"]
-    hw_id, variant_id = explicit.get("hardware"), explicit.get("variant")
-    if hw_id is not None and variant_id is not None:
-        variant = variants[variant_id]
-        if not variant_runs_on(recipe, variant, hw_id, hardware[hw_id]):
-            runs_on = [
-                hardware[h]["display_name"]
-                for h in hardware
-                if variant_runs_on(recipe, variant, h, hardware[h])
-            ]
-            raise SelectionError(
-                "hardware",
-                f"{_label(variant_id, variant)} does not run on "
-                f"{hardware[hw_id]['display_name']}; it runs on {', '.join(runs_on)}",
-            )
-        return hw_id, variant_id
-    if hw_id is not None:
-        for vid, variant in variants.items():
-            if variant_runs_on(recipe, variant, hw_id, hardware[hw_id]):
-                return hw_id, vid
-        raise SelectionError(
-            "hardware",
-            f"no checkpoint of this recipe is listed for {hardware[hw_id]['display_name']}",
-        )
-    if variant_id is not None:
-        variant = variants[variant_id]
-        preferred = [recipe["recommended"]["hardware"], *hardware]
-        for hid in preferred:
-            if variant_runs_on(recipe, variant, hid, hardware[hid]):
-                return hid, variant_id
-        raise SelectionError("variant", f"{_label(variant_id, variant)} lists no hardware")
-    return recipe["recommended"]["hardware"], "default"
+class _Resolver:
+    """One recipe's resolution, stage by stage (see the module docstring)."""
 
+    STAGES = ("hardware", TASK, "strategy", "nodes", PD_CONNECTOR, KV_OFFLOAD, "features",
+              "frontend", "install")
 
-def _resolve_strategy(catalog: Data, recipe: Data, explicit: Mapping[str, str],
-                      hw_id: str, variant_id: str) -> str:
-    sid = explicit.get("strategy")
-    if sid is not None:
-        reason = strategy_reason(catalog, recipe, hw_id, variant_id, sid)
-        if reason:
-            raise SelectionError("strategy", reason)
-        return sid
-    preferred = [*recipe["recommended"].get("strategies", []), *catalog["strategies"]]
-    for candidate in preferred:
-        if strategy_reason(catalog, recipe, hw_id, variant_id, candidate) is None:
-            return candidate
-    hw_name = catalog["hardware"][hw_id]["display_name"]
-    raise SelectionError("hardware", f"no serving strategy of this recipe works on {hw_name}")
+    def __init__(self, catalog: Data, recipe: Data) -> None:
+        self.catalog = catalog
+        self.recipe = recipe
+        self.features: dict[str, Any] = recipe.get("features", {})
+        self._strategy_reasons: dict[tuple[str, str, str], str | None] = {}
+        self._variant_reasons: dict[tuple[str, str], str | None] = {}
+        self._default_hardware: dict[str, str | None] = {}
+        self.offered = offered_hardware(catalog, recipe)
+        self.strategies = recipe_strategies(catalog, recipe)
 
+    def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
+        key = (variant_id, hw_id)
+        if key not in self._variant_reasons:
+            self._variant_reasons[key] = variant_reason(self.catalog, self.recipe, variant_id,
+                                                        hw_id)
+        return self._variant_reasons[key]
 
-def _resolve_features(catalog: Data, recipe: Data, explicit: Mapping[str, str],
-                      sel: dict[str, str], focus: str | None) -> None:
-    features = recipe.get("features", {})
-    variant = recipe["variants"][sel["variant"]]
-    opt_in = set(recipe.get("opt_in_features", []))
-    for fid in features:
-        value = explicit.get(fid)
-        if value == OFF:
-            sel[fid] = OFF
-            continue
-        reason = feature_reason(catalog, recipe, sel, fid)
-        if value is None:
-            wanted = variant.get("default_modes", {}).get(fid)
-            if reason is None and wanted and not mode_reason(catalog, recipe, sel, fid, wanted):
-                sel[fid] = wanted
-            elif reason is None and fid not in opt_in:
-                has_modes = bool(features[fid].get("modes"))
-                sel[fid] = _pick_mode(catalog, recipe, sel, fid) if has_modes else ON
-            else:
-                sel[fid] = OFF
-            continue
-        if reason is not None:
-            raise SelectionError(fid, reason)
-        if value == ON:
-            sel[fid] = _pick_mode(catalog, recipe, sel, fid) if features[fid].get("modes") else ON
+    def default_hardware(self, variant_id: str) -> str | None:
+        if variant_id not in self._default_hardware:
+            runs = [h for h in self.offered if self.variant_reason(variant_id, h) is None]
+            self._default_hardware[variant_id] = default_hardware(
+                self.catalog, self.recipe, variant_id, runs)
+        return self._default_hardware[variant_id]
+
+    def stage_of(self, key: str) -> int:
+        if key == "variant":
+            return 0
+        if key in self.features:
+            return self.STAGES.index("features")
+        return self.STAGES.index(key)
+
+    def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
+        key = (hw_id, variant_id, sid)
+        if key not in self._strategy_reasons:
+            self._strategy_reasons[key] = strategy_reason(
+                self.catalog, self.recipe, hw_id, variant_id, sid)
+        return self._strategy_reasons[key]
+
+    def run(self, explicit: Mapping[str, str], focus: str | None = None, start: int = 0,
+            sel: dict[str, str] | None = None) -> dict[str, str]:
+        """Stages from `start` on, on top of `sel` (the stages before it, already resolved)."""
+        sel = dict(sel or {})
+        for stage in self.STAGES[start:]:
+            getattr(self, "_" + stage)(explicit, sel, focus)
+        return self._ordered(sel)
+
+    def fails(self, explicit: Mapping[str, str], focus: str, start: int,
+              sel: dict[str, str]) -> str | None:
+        """Why `explicit` cannot be resolved from stage `start` on (None when it can). Only
+        stages up to the last one an explicit key enters can fail (hardware and strategy
+        always can), so the rest are not run."""
+        last = max([self.STAGES.index("strategy"), *(self.stage_of(key) for key in explicit)])
+        sel = dict(sel)
+        try:
+            for stage in self.STAGES[start:last + 1]:
+                getattr(self, "_" + stage)(explicit, sel, focus)
+        except SelectionError as error:
+            return error.reason
+        return None
+
+    def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
+        keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
+                PD_CONNECTOR,
+                *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
+                *self.features]
+        return {key: sel[key] for key in keys}
+
+    # ---------------------------------------------------------------- stages
+
+    def _hardware(self, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+        catalog, recipe = self.catalog, self.recipe
+        hardware, variants = catalog["hardware"], recipe["variants"]
+        hw_id, variant_id = explicit.get("hardware"), explicit.get("variant")
+        if hw_id is not None and variant_id is not None:
+            problem = self.variant_reason(variant_id, hw_id)
+            if problem:
+                runs = [hardware[h]["display_name"] for h in self.offered
+                        if self.variant_reason(variant_id, h) is None]
+                raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
+        elif hw_id is not None:
+            # The first variant that runs here, preferring one some strategy can serve (a
+            # checkpoint too big for a workstation gives way to a smaller one).
+            runs = [v for v in variants if self.variant_reason(v, hw_id) is None]
+            served = [v for v in runs if any(self.strategy_reason(hw_id, v, s) is None
+                                              for s in self.strategies)]
+            variant_id = next(iter(served or runs), None)
+            if variant_id is None:
+                support = recipe_support(recipe, hw_id, hardware[hw_id])
+                raise SelectionError("hardware", (
+                    f"this recipe is not offered on {hardware[hw_id]['display_name']}"
+                    if support is None else f"no checkpoint of this recipe runs on "
+                    f"{hardware[hw_id]['display_name']}"))
         else:
-            mode_problem = mode_reason(catalog, recipe, sel, fid, value)
-            if mode_problem:
-                raise SelectionError(fid, mode_problem)
-            sel[fid] = value
-    for group in recipe.get("exclusive_features", []):
-        chosen = [f for f in group if explicit.get(f, OFF) != OFF]
-        if len(chosen) > 1:
-            blamed = focus if focus in chosen else chosen[-1]
-            other = next(f for f in chosen if f != blamed)
-            other_label = features[other].get("label") or other
-            raise SelectionError(
-                blamed,
-                f"mutually exclusive with {other} ({other_label}); turn {other} off first",
-            )
-        keep = chosen[0] if chosen else next((f for f in group if sel[f] != OFF), None)
-        for fid in group:
-            if fid != keep:
-                sel[fid] = OFF
+            variant_id = variant_id or "default"
+            hw_id = self.default_hardware(variant_id)
+            if hw_id is None:
+                raise SelectionError(
+                    "variant", f"{label(variant_id, variants[variant_id])} runs on no hardware")
+        sel["hardware"], sel["variant"] = hw_id, variant_id
 
+    def _task(self, explicit: Mapping[str, str], sel: dict[str, str],
+              focus: str | None) -> None:
+        tasks = task_ids(self.recipe)
+        if tasks:
+            sel[TASK] = explicit.get(TASK, tasks[0])
 
-def _resolve_connector(catalog: Data, recipe: Data, explicit: Mapping[str, str],
-                       sel: dict[str, str]) -> None:
-    wanted = explicit.get(PD_CONNECTOR)
-    if wanted is not None:
-        problem = connector_reason(catalog, recipe, sel, wanted)
+    def _strategy(self, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+        hw_id, variant_id = sel["hardware"], sel["variant"]
+        sid = explicit.get("strategy")
+        if sid is not None:
+            problem = self.strategy_reason(hw_id, variant_id, sid)
+            if problem:
+                raise SelectionError("strategy", problem)
+            sel["strategy"] = sid
+            return
+        for candidate in self.strategies:
+            if self.strategy_reason(hw_id, variant_id, candidate) is None:
+                sel["strategy"] = candidate
+                return
+        hw_name = self.catalog["hardware"][hw_id]["display_name"]
+        variant = self.recipe["variants"][variant_id]
+        raise SelectionError("hardware", f"no serving strategy of this recipe serves "
+                             f"{label(variant_id, variant)} on {hw_name}")
+
+    def _nodes(self, explicit: Mapping[str, str], sel: dict[str, str],
+               focus: str | None) -> None:
+        low, _ = node_range(self.catalog, self.recipe, sel)
+        nodes = int(explicit.get("nodes", low))
+        problem = nodes_reason(self.catalog, self.recipe, sel, nodes)
         if problem:
-            raise SelectionError(PD_CONNECTOR, problem)
-        sel[PD_CONNECTOR] = wanted
-    elif catalog["strategies"][sel["strategy"]]["deploy_type"] == "pd_cluster":
-        hw_id = sel["hardware"]
-        sel[PD_CONNECTOR] = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])[0]
-    else:
-        sel[PD_CONNECTOR] = next(iter(CONNECTORS))
+            raise SelectionError("nodes", problem)
+        sel["nodes"] = str(nodes)
+
+    def _pd_connector(self, explicit: Mapping[str, str], sel: dict[str, str],
+                      focus: str | None) -> None:
+        wanted = explicit.get(PD_CONNECTOR)
+        if wanted is not None:
+            problem = connector_reason(self.catalog, self.recipe, sel, wanted)
+            if problem:
+                raise SelectionError(PD_CONNECTOR, problem)
+            sel[PD_CONNECTOR] = wanted
+        elif self.catalog["strategies"][sel["strategy"]]["deploy_type"] == "pd_cluster":
+            hw_id = sel["hardware"]
+            sel[PD_CONNECTOR] = connector_choices(
+                self.recipe, hw_id, self.catalog["hardware"][hw_id])[0]
+        else:
+            sel[PD_CONNECTOR] = next(iter(CONNECTORS))
+
+    def _kv_offload(self, explicit: Mapping[str, str], sel: dict[str, str],
+                    focus: str | None) -> None:
+        if not self.recipe.get("kv_offload_support"):
+            return
+        tier = explicit.get(KV_OFFLOAD, OFF)
+        problem = self.offload_reason(sel, tier)
+        if problem:
+            raise SelectionError(KV_OFFLOAD, problem)
+        sel[KV_OFFLOAD] = tier
+
+    def offload_reason(self, sel: Mapping[str, str], tier: str) -> str | None:
+        strategy = self.catalog["strategies"][sel["strategy"]]
+        return offload_reason(self.recipe, strategy, deploy_type(strategy).owns_kv_connector,
+                              tier)
+
+    def _features(self, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+        catalog, recipe, features = self.catalog, self.recipe, self.features
+        variant = recipe["variants"][sel["variant"]]
+        for fid in features:
+            value = explicit.get(fid)
+            if value == OFF:
+                sel[fid] = OFF
+                continue
+            reason = feature_reason(catalog, recipe, sel, fid)
+            if value is None:
+                wanted = variant.get("default_modes", {}).get(fid)
+                if reason is None and wanted and not mode_reason(catalog, recipe, sel, fid,
+                                                                 wanted):
+                    sel[fid] = wanted
+                elif reason is None and not opt_in(recipe, catalog, fid, sel["hardware"]):
+                    has_modes = bool(features[fid].get("modes"))
+                    sel[fid] = self._pick_mode(sel, fid) if has_modes else ON
+                else:
+                    sel[fid] = OFF
+                continue
+            if reason is not None:
+                raise SelectionError(fid, reason)
+            if value == ON:
+                sel[fid] = self._pick_mode(sel, fid) if features[fid].get("modes") else ON
+            else:
+                mode_problem = mode_reason(catalog, recipe, sel, fid, value)
+                if mode_problem:
+                    raise SelectionError(fid, mode_problem)
+                sel[fid] = value
+        for group in recipe.get("exclusive_features", []):
+            chosen = [f for f in group if explicit.get(f, OFF) != OFF]
+            if len(chosen) > 1:
+                blamed = focus if focus in chosen else chosen[-1]
+                other = next(f for f in chosen if f != blamed)
+                other_label = features[other].get("label") or other
+                raise SelectionError(
+                    blamed,
+                    f"mutually exclusive with {other} ({other_label}); turn {other} off first",
+                )
+            keep = chosen[0] if chosen else next((f for f in group if sel[f] != OFF), None)
+            for fid in group:
+                if fid != keep:
+                    sel[fid] = OFF
+
+    def _pick_mode(self, sel: Mapping[str, str], fid: str) -> str:
+        feature = self.features[fid]
+        variant = self.recipe["variants"][sel["variant"]]
+        candidates = [variant.get("default_modes", {}).get(fid), feature.get("default_mode")]
+        candidates += list(feature["modes"])
+        for mode_id in candidates:
+            if mode_id and mode_reason(self.catalog, self.recipe, sel, fid, mode_id) is None:
+                return mode_id
+        raise AssertionError("feature_reason() guarantees an available mode")
+
+    def _frontend(self, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+        sel["frontend"] = explicit.get(
+            "frontend", self.recipe["model"].get("default_frontend", "rust"))
+
+    def _install(self, explicit: Mapping[str, str], sel: dict[str, str],
+                 focus: str | None) -> None:
+        sel["install"] = "pip"
+        refused = install_refusals(Context(self.catalog, self.recipe, sel))
+        wanted = explicit.get("install")
+        if wanted is not None:
+            if wanted in refused:
+                raise SelectionError("install", refused[wanted])
+            sel["install"] = wanted
+        elif "pip" in refused:
+            sel["install"] = "docker"
+
+    # ---------------------------------------------------------------- unavailable
+
+    def unavailable(self, explicit: Mapping[str, str],
+                    selection: Mapping[str, str]) -> dict[str, dict[str, str]]:
+        result: dict[str, dict[str, str]] = {}
+        sel = dict(selection)
+        options = choices(self.catalog, self.recipe)
+        refused = install_refusals(Context(self.catalog, self.recipe, sel))
+        for key, values in options.items():
+            for value in values:
+                if value == selection[key]:
+                    continue
+                reason = self._option_reason(explicit, sel, refused, key, value)
+                if reason is not None:
+                    result.setdefault(key, {})[value] = reason
+        return result
+
+    def _option_reason(self, explicit: Mapping[str, str], sel: dict[str, str],
+                       refused: dict[str, str], key: str, value: str) -> str | None:
+        if key == "nodes":
+            return nodes_reason(self.catalog, self.recipe, sel, int(value))
+        if key == PD_CONNECTOR:
+            return connector_reason(self.catalog, self.recipe, sel, value)
+        if key == KV_OFFLOAD:
+            return self.offload_reason(sel, value)
+        if key == "frontend":
+            return None
+        if key == "install":
+            return refused.get(value)
+        return self.fails({**explicit, key: value}, key, self.stage_of(key), sel)
 
 
 def resolve(
@@ -353,50 +546,23 @@ def resolve(
     `focus` names the key being tried, so a conflict between two explicit choices is
     blamed on it (that is the pill that gets disabled).
     """
-    hw_id, variant_id = _resolve_hardware_variant(catalog, recipe, explicit)
-    sid = _resolve_strategy(catalog, recipe, explicit, hw_id, variant_id)
-    sel = {"hardware": hw_id, "variant": variant_id, "strategy": sid}
-    low, _ = node_range(catalog, recipe, sel)
-    nodes = int(explicit.get("nodes", low))
-    problem = nodes_reason(catalog, recipe, sel, nodes)
-    if problem:
-        raise SelectionError("nodes", problem)
-    sel["nodes"] = str(nodes)
-    _resolve_connector(catalog, recipe, explicit, sel)
-    if recipe.get("kv_offload_support"):
-        tier = explicit.get(KV_OFFLOAD, OFF)
-        problem = offload_reason(catalog, recipe, sel, tier)
-        if problem:
-            raise SelectionError(KV_OFFLOAD, problem)
-        sel[KV_OFFLOAD] = tier
-    _resolve_features(catalog, recipe, explicit, sel, focus)
-    sel["frontend"] = explicit.get("frontend", recipe["model"].get("default_frontend", "rust"))
-    sel["install"] = "pip"
-    refused = install_refusals(Context(catalog, recipe, sel))
-    wanted = explicit.get("install")
-    if wanted is not None:
-        if wanted in refused:
-            raise SelectionError("install", refused[wanted])
-        sel["install"] = wanted
-    elif "pip" in refused:
-        sel["install"] = "docker"
-    keys = ["hardware", "variant", "strategy", "nodes", PD_CONNECTOR,
-            *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
-            *recipe.get("features", {})]
-    return {key: sel[key] for key in keys}
+    return _Resolver(catalog, recipe).run(explicit, focus)
+
+
+def resolve_with_unavailable(
+    catalog: Data, recipe: Data, explicit: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The selection for `explicit` and, for every key, the values that cannot be picked now."""
+    resolver = _Resolver(catalog, recipe)
+    selection = resolver.run(explicit)
+    return selection, resolver.unavailable(explicit, selection)
 
 
 def unavailable(
     catalog: Data, recipe: Data, explicit: Mapping[str, str], selection: Mapping[str, str]
 ) -> dict[str, dict[str, str]]:
     """For every key, the values that cannot be picked now, each with its reason."""
-    result: dict[str, dict[str, str]] = {}
-    for key, values in choices(catalog, recipe).items():
-        for value in values:
-            if value == selection[key]:
-                continue
-            try:
-                resolve(catalog, recipe, {**explicit, key: value}, focus=key)
-            except SelectionError as error:
-                result.setdefault(key, {})[value] = error.reason
-    return result
+    return _Resolver(catalog, recipe).unavailable(explicit, selection)
+
+
+__all__ += ["DEPLOY_TYPES", "resolve_with_unavailable"]

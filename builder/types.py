@@ -4,10 +4,47 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-__all__ = ["Command", "InstallChoice", "Note", "Result"]
+__all__ = ["Command", "Dependency", "InstallChoice", "Note", "OptionSource", "Origin", "Request",
+           "Result"]
 
 # Recipe and catalog data arrive as the JSON endpoints publish them: plain dicts.
 Data = dict[str, Any]
+
+
+class Origin(TypedDict):
+    """Who set a value: a file, the YAML path (or rule) inside it, and the layer it belongs to."""
+
+    file: str
+    """`recipes/models/<org>/<repo>.yaml`, `recipes/strategies/<id>.yaml`, or a builder module
+    (`builder/<module>.py`) for values the builder derives."""
+    path: str
+    """YAML path (`strategy_overrides.single_node_tp.blackwell.extra_args`), or the rule."""
+    layer: str
+    """A short name of the layer for people ("override: blackwell", "feature: tool_calling")."""
+
+
+class Replaced(Origin):
+    option: list[str]
+    """The tokens that were set before."""
+    merged: bool
+    """True when the later value was merged into this one (JSON keys) rather than replacing it."""
+
+
+class OptionSource(Origin):
+    option: list[str]
+    """The option's tokens as they are on the command line."""
+    replaced: list[Replaced]
+
+
+class EnvSource(Origin):
+    value: str
+    replaced: list[dict[str, str]]
+    """Earlier values with their origins (`value`, `file`, `path`, `layer`)."""
+
+
+class Sources(TypedDict):
+    args: list[OptionSource]
+    env: dict[str, EnvSource]
 
 
 class Command(TypedDict):
@@ -24,12 +61,32 @@ class Command(TypedDict):
     docker_argv: list[str] | None
     docker_text: str | None
     port: int | None
+    sources: Sources
+    """Where each option and environment variable came from (see `Origin`)."""
+
+
+class Dependency(TypedDict):
+    note: str
+    command: str
+    optional: bool
 
 
 class InstallChoice(TypedDict):
     available: bool
     command: str | None
     reason: str | None
+    dependencies: list[Dependency]
+    """Extra steps after installing vLLM, in order (required and optional)."""
+    note: str | None
+    """The recipe's note for this install method."""
+
+
+class Request(TypedDict):
+    """A request that exercises the server (vLLM-Omni tasks)."""
+
+    label: str
+    text: str
+    """A `curl` command to paste."""
 
 
 class Note(TypedDict, total=False):
@@ -48,5 +105,7 @@ class Result(TypedDict):
     install: dict[str, InstallChoice]
     unavailable: dict[str, dict[str, str]]
     notes: list[Note]
+    request: Request | None
+    """A request to try the server with (generation models), or None."""
     copy_text: str
     """Everything the page's copy-all button copies for the selected install method."""

@@ -21,8 +21,11 @@ from html import escape
 
 from .api import build
 from .errors import SelectionError
+from .offering import recipe_support
+from .omni_tasks import TASK
 from .selection import choices, parse_query
 from .types import Data, Result
+from .vocabulary import OMNI_KINDS, SELECTION_KEYS
 
 __all__ = ["page_state", "render_widget"]
 
@@ -182,16 +185,16 @@ def _simple_row(key: str, result: Result, pills: list[tuple[str, str, str]]) -> 
 
 
 def _hardware_row(catalog: Data, recipe: Data, result: Result) -> str:
-    verified = recipe["meta"]["hardware"]
     row = _Row("hardware", ROW_LABELS["hardware"], result)
     groups = []
     for brand_id, brand in catalog["brands"].items():
         pills = []
         for hw_id, hw in catalog["hardware"].items():
-            if hw["brand"] != brand_id:
+            support = recipe_support(recipe, hw_id, hw)
+            if hw["brand"] != brand_id or support is None:
                 continue
             mark = ""
-            if verified.get(hw_id) == "verified":
+            if support == "verified":
                 mark = '<span class="rb-verified" aria-label="verified" title="verified">✓</span>'
             extra = f' <small class="rb-mem">{hw["gpu_count"]}×{hw["memory_gb"]} GB</small>{mark}'
             pills.append(row.pill("hardware", hw_id, hw["display_name"], extra=extra,
@@ -277,6 +280,17 @@ def _output(result: Result) -> str:
         f'{escape(note.get("body", ""))}</div>'
         for note in result["notes"]
     )
+    request = result.get("request")
+    if request:
+        index = len(result["commands"])
+        notes = (
+            f'<div class="rb-block rb-request" data-role="request"><div class="rb-block-head">'
+            f'<span class="rb-block-label">Try it: {escape(request["label"])}</span>'
+            f'<button type="button" class="rb-copy" data-copy="{index}" '
+            f'aria-label="Copy: try it: {escape(request["label"])}">Copy</button></div>'
+            f'<pre class="rb-code"><code tabindex="0">{escape(request["text"])}</code></pre>'
+            "</div>"
+        ) + notes
     return (
         f'<div class="rb-output" aria-live="polite">'
         f'<p class="rb-summary">{escape(result["summary"])}</p>{install_html}'
@@ -298,6 +312,14 @@ def render_widget(
     rows.append(_simple_row("variant", result, [
         (vid, variants[vid].get("label") or vid, variants[vid].get("description", ""))
         for vid in options["variant"]]))
+    if TASK in options:
+        tasks = recipe["omni"]["tasks"]
+        task_row = _Row(TASK, SELECTION_KEYS[TASK].label, result)
+        rows.append(task_row.html("".join(
+            task_row.pill(TASK, tid,
+                          tasks[tid].get("label") or OMNI_KINDS[tasks[tid]["kind"]].label,
+                          title=tasks[tid].get("description", ""))
+            for tid in options[TASK])))
     strategies = catalog["strategies"]
     rows.append(_simple_row("strategy", result, [
         (sid, strategies[sid]["display_name"], strategies[sid]["description"].strip())

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from builder import SelectionError, build
 from tests.recipes_data import builder_catalog, builder_recipe, grid
-from tests.vllm_flags import check_serve_argv
+from vllm_recipes.vllm_flags import check_serve_argv
 
 __all__ = ["layout_problems", "renderings", "value"]
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from builder.vocabulary import SELECTION_KEYS
 from tests.recipes_data import ROOT
 
 
@@ -54,6 +57,7 @@ def test_variant_model_id_selects_the_variant() -> None:
     [
         (["foo=1"], "foo: unknown key; valid keys: hardware, variant"),
         (["hardware=tpu"], "hardware: unknown value 'tpu'; valid values: h200, h100"),
+        (["hardware=mi350x"], "hardware: this recipe is not offered on MI350X; it is offered on"),
         (["spec_decoding=eagle"], "spec_decoding: unknown value 'eagle'; valid values: off, on"),
         (["hardware"], "hardware: expected KEY=VALUE"),
         (["variant=fp8", "spec_decoding=dspark"], "spec_decoding: DSpark needs the"),
@@ -78,3 +82,72 @@ def test_unknown_model_exits_2() -> None:
     out = run("nobody/Nothing")
     assert out.returncode == 2
     assert "unknown model 'nobody/Nothing'" in out.stderr
+
+
+def test_list_json_and_list_is_alone() -> None:
+    out = run("--list", "--json")
+    assert out.returncode == 0
+    rows = json.loads(out.stdout)
+    assert {"hf_id": "nvidia/DeepSeek-V4-Flash-NVFP4", "title": "DeepSeek-V4-Flash",
+            "recipe": "deepseek-ai/DeepSeek-V4-Flash", "variant": "nvfp4"} in rows
+    for args in (["--list", "deepseek-ai/DeepSeek-V4-Flash"], ["--list", "x", "hardware=h200"]):
+        out = run(*args)
+        assert out.returncode == 2 and out.stdout == ""
+        assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_explain_names_the_file_line_and_path_of_each_option() -> None:
+    out = run("deepseek-ai/DeepSeek-V4.1-Flash", "hardware=mi355x", "--explain")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    at = lines.index("  --monokernel")
+    recipe = ROOT / "recipes/models/deepseek-ai/DeepSeek-V4.1-Flash.yaml"
+    line = next(i for i, text in enumerate(recipe.read_text().splitlines(), 1)
+                if "--monokernel: true, --attention-config" in text)
+    assert lines[at + 1] == (f"      ← recipes/models/deepseek-ai/DeepSeek-V4.1-Flash.yaml:{line} "
+                             "hardware_overrides.mi355x.extra_args (override: mi355x)")
+
+
+def test_json_carries_the_source_of_every_option() -> None:
+    result = json.loads(run("deepseek-ai/DeepSeek-V4.1-Flash", "hardware=mi355x", "--json").stdout)
+    serve = result["commands"][0]
+    options = [token for source in serve["sources"]["args"] for token in source["option"]]
+    assert options == serve["argv"][3:]
+    parallel = next(s for s in serve["sources"]["args"]
+                    if s["option"][0] == "--tensor-parallel-size")
+    assert parallel["path"] == "strategy_overrides.single_node_tp.mi355x.parallel_size"
+    assert parallel["replaced"] == []
+    assert set(serve["sources"]["env"]) == set(serve["env"])
+
+
+def test_check_a_clean_tree_and_a_broken_one(tmp_path: Path) -> None:
+    out = run("check")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().endswith("no problems")
+    tree = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", tree)
+    recipe = tree / "models/meta-llama/Llama-3.1-8B-Instruct.yaml"
+    text = recipe.read_text()
+    added = next(line for line in text.splitlines() if "date_added:" in line)
+    recipe.write_text(text.replace(added, "  date_added: 2026-11-31"))
+    out = run("check", str(tree))
+    assert out.returncode == 1
+    line = next(i for i, text in enumerate(recipe.read_text().splitlines(), 1)
+                if "date_added" in text)
+    assert out.stdout.splitlines() == [
+        f"recipes/models/meta-llama/Llama-3.1-8B-Instruct.yaml:{line}: meta.date_added: "
+        "'2026-11-31' is not a real calendar date (day is out of range for month)"]
+
+
+def test_schema_subcommand_prints_the_committed_schema() -> None:
+    out = run("schema")
+    assert json.loads(out.stdout) == json.loads((ROOT / "recipes/schema.json").read_text())
+
+
+def test_help_readme_and_api_page_name_every_selection_key() -> None:
+    """The keys come from one registry (builder.vocabulary.SELECTION_KEYS)."""
+    help_text = run("--help").stdout
+    readme = (ROOT / "README.md").read_text()
+    for key in SELECTION_KEYS:
+        assert f"  {key} " in help_text, key
+        assert f"`{key}`" in readme, key

@@ -1,7 +1,9 @@
 """Each broken recipe in tests/invalid/ fails to load with exactly the message in its .error file.
 
-The recipe is placed at recipes/models/test-org/Broken.yaml of a copy of the real tree, so the
-message names the file the way an author sees it, then the field, then what is wrong.
+The recipe (and its guide, `<case>.md`, when there is one) is placed at
+recipes/models/test-org/Broken.yaml of a copy of the real tree, so the message names the file
+and line the way an author sees them, then the field, then what is wrong. The .error files were
+checked by hand: each names the line and field the case breaks.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def _tree_with(tmp_path: Path, recipe: Path) -> Path:
     target = root / "models" / "test-org" / "Broken.yaml"
     target.parent.mkdir(parents=True)
     shutil.copy(recipe, target)
+    if recipe.with_suffix(".md").is_file():
+        shutil.copy(recipe.with_suffix(".md"), target.with_suffix(".md"))
     return root
 
 

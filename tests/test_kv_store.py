@@ -24,7 +24,7 @@ from builder.view import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, renderings, value
 from tests.recipes_data import builder_catalog, builder_recipe
-from tests.vllm_flags import check_serve_argv
+from vllm_recipes.vllm_flags import check_serve_argv
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"

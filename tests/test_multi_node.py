@@ -47,10 +47,23 @@ def test_oversize_only_strategies_say_why_on_h200(sid: str) -> None:
     assert reason is not None and "fits on one H200 node" in reason
 
 
-def test_tp_dp_is_for_dense_models() -> None:
-    reason = strategy_reason(builder_catalog(), builder_recipe(V4), "h200", "default",
-                             "multi_node_tp_dp")
-    assert reason == "Multi-Node TP per node × DP across nodes is for dense models only"
+def test_tp_dp_of_a_moe_model_spreads_the_experts() -> None:
+    recipe = {**builder_recipe(KIMI), "strategies": ["single_node_tp", "multi_node_tp_dp"]}
+    result = build(builder_catalog(), recipe,
+                   {"hardware": "h200", "strategy": "multi_node_tp_dp", "nodes": "2"})
+    head = result["commands"][0]["argv"]
+    assert (value(head, "--tensor-parallel-size"), value(head, "--data-parallel-size")) == (
+        "8", "2")
+    assert "--enable-expert-parallel" in head
+    assert not layout_problems(result)
+
+
+@pytest.mark.parametrize("sid", ["multi_node_tp", "multi_node_tep"])
+def test_tensor_parallel_across_nodes_takes_a_power_of_two(sid: str) -> None:
+    with pytest.raises(SelectionError) as error:
+        _build(KIMI, hardware="h100", strategy=sid, nodes="3")
+    assert error.value.key == "nodes"
+    assert "power-of-two node count" in error.value.reason
 
 
 def test_single_node_is_unavailable_when_the_model_does_not_fit() -> None:
@@ -87,9 +100,10 @@ def test_multi_node_defaults_to_two_nodes_when_the_model_fits_one() -> None:
     assert "1" in result["unavailable"]["nodes"]
 
 
-@pytest.mark.parametrize("nodes", [2, 3, 4, 8])
-@pytest.mark.parametrize("sid", ["multi_node_tp", "multi_node_tep", "multi_node_tp_pp",
-                                 "multi_node_dep"])
+@pytest.mark.parametrize(("sid", "nodes"), [
+    *((sid, n) for sid in ("multi_node_tp", "multi_node_tep") for n in (2, 4, 8)),
+    *((sid, n) for sid in ("multi_node_tp_pp", "multi_node_dep") for n in (2, 3, 4, 8)),
+])
 def test_head_and_workers(sid: str, nodes: int) -> None:
     result = _build(KIMI, hardware="h100", strategy=sid, nodes=str(nodes))
     commands = result["commands"]
@@ -114,8 +128,10 @@ def test_head_and_workers(sid: str, nodes: int) -> None:
 
 
 def test_tp_dp_on_a_dense_model() -> None:
-    result = _build("meta-llama/Llama-3.1-8B-Instruct", hardware="h100",
-                    strategy="multi_node_tp_dp", nodes="3")
+    recipe = {**builder_recipe("meta-llama/Llama-3.1-8B-Instruct"),
+              "strategies": ["single_node_tp", "multi_node_tp_dp"]}
+    result = build(builder_catalog(), recipe,
+                   {"hardware": "h100", "strategy": "multi_node_tp_dp", "nodes": "3"})
     assert not layout_problems(result)
     head, worker = result["commands"][0]["argv"], result["commands"][2]["argv"]
     assert value(head, "--data-parallel-size") == "3"

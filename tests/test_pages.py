@@ -97,8 +97,8 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
     notes = doc.find_all(cls="rcp-note")
     assert [n.attrs["data-hardware"] for n in notes] == list(recipe.hardware_notes)
     headings = [h.text.rstrip("¶") for h in doc.find_all("h2")]
-    assert headings[:2] == ["Command", "Install vLLM"]
-    for heading in re.findall(r"^## (.+)$", recipe.guide, re.M):
+    assert headings[:3] == ["Command", "Compare your command", "Install vLLM"]
+    for heading in re.findall(r"^## (.+)$", catalog().guides[hf_id], re.M):
         assert heading.strip() in headings
 
 
@@ -158,6 +158,7 @@ def xss_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     shutil.copy(RECIPES / "hardware.yaml", tree / "hardware.yaml")
     shutil.copytree(RECIPES / "strategies", tree / "strategies")
     shutil.copytree(XSS_FIXTURE / "models", tree / "models")
+    shutil.copytree(XSS_FIXTURE / "configurations", tree / "configurations")
     site_dir = tmp_path_factory.mktemp("site_xss")
     run = build_site(site_dir, RECIPES_DIR=str(tree))
     assert run.returncode == 0, run.stdout + run.stderr

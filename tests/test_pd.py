@@ -163,10 +163,15 @@ def test_nodes_of_a_pd_cluster_are_fixed() -> None:
 
 
 def test_pools_must_hold_the_model() -> None:
+    import copy
+
+    recipe = copy.deepcopy(builder_recipe(V41))
+    recipe["pd"]["nvidia"]["prefill"]["gpus_per_node"] = 2
     with pytest.raises(SelectionError) as error:
-        _build(V41, hardware="dgx_station_gb300")
+        build(builder_catalog(), recipe, {"strategy": "pd_cluster", "hardware": "h200"})
     assert error.value.key == "strategy"
-    assert "the prefill pool" in error.value.reason and "614 GB" in error.value.reason
+    assert error.value.reason == (
+        "1017 needs 614 GB and the prefill pool (2× H200) has 282 GB")
 
 
 def test_notes_name_the_router_package_and_the_variables() -> None:
@@ -204,26 +209,32 @@ def _tree_with(tmp_path: Path, pd_yaml: str) -> Path:
 
 @pytest.mark.parametrize("pd_yaml,message", [
     ("pd:\n  h201:\n    prefill: {nodes: 1}\n",
-     "pd: unknown hardware key 'h201'"),
+     "2: pd.h201: unknown hardware key 'h201'"),
     ("pd:\n  h200:\n    prefill: {devices: [0, 1, 2, 3]}\n    decode: {devices: [3, 4]}\n",
-     "pd (merged for h200): decode.devices: 3 is also a prefill device"),
+     "4: pd.h200.decode.devices: 3 is also a prefill device (pools merged for h200)"),
     ("pd:\n  h200:\n    prefill: {devices: [0, 1, 2, 3]}\n",
-     "pd (merged for h200): only prefill names devices; name both pools' devices to share a "
-     "node, or neither"),
+     "3: pd.h200.prefill.devices: only prefill names devices; name both pools' devices to share "
+     "a node, or neither (pools merged for h200)"),
     ("pd:\n  gb200:\n    prefill: {devices: [4]}\n    decode: {devices: [0]}\n",
-     "pd (merged for gb200): prefill.devices: 4 does not exist on gb200 (4 GPUs)"),
+     "3: pd.gb200.prefill.devices: 4 does not exist on gb200 (4 GPUs) (pools merged for gb200)"),
     ("pd:\n  h200:\n    prefill: {devices: [0], port: 9000}\n"
      "    decode: {devices: [1], port: 9000}\n",
-     "pd (merged for h200): both pools share a node and port 9000"),
+     "4: pd.h200.decode.port: both pools share a node and port 9000 (pools merged for h200)"),
     ("pd:\n  nvidia:\n    connectors:\n      nixl: {kv_transfer_config: {kv_role: kv_both}}\n",
-     "pd.nvidia.connectors.nixl.kv_transfer_config: names no kv_connector"),
+     "4: pd.nvidia.connectors.nixl.kv_transfer_config: names no kv_connector"),
     ("pd:\n  h200:\n    prefill: {layout: pp}\n",
-     "pd.h200.prefill.layout: Input should be 'tp', 'tep' or 'dep'"),
+     "3: pd.h200.prefill.layout: Input should be 'tp', 'tep' or 'dep'"),
 ])
 def test_loader_rejects_bad_pd_blocks(tmp_path: Path, pd_yaml: str, message: str) -> None:
+    """Each problem names the file, the line (counted from the `pd:` line) and the field."""
+    root = _tree_with(tmp_path, pd_yaml)
+    text = (root / "models/deepseek-ai/DeepSeek-V4-Flash.yaml").read_text()
+    first = text[: text.index("\npd:\n")].count("\n") + 2  # the line of `pd:`
+    offset, rest = message.split(": ", 1)
     with pytest.raises(InvalidRecipe) as error:
-        load_catalog(_tree_with(tmp_path, pd_yaml))
-    assert f"models/deepseek-ai/DeepSeek-V4-Flash.yaml: {message}" in str(error.value)
+        load_catalog(root)
+    line = first + int(offset) - 1
+    assert f"models/deepseek-ai/DeepSeek-V4-Flash.yaml:{line}: {rest}" in str(error.value)
 
 
 # ------------------------------------------------------------------------------ goldens

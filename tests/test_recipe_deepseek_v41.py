@@ -16,8 +16,8 @@ import pytest
 
 from builder import SelectionError, build
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
-from tests.vllm_flags import check_serve_argv
 from vllm_recipes.cli import main as cli
+from vllm_recipes.vllm_flags import check_serve_argv
 
 HF_ID = "deepseek-ai/DeepSeek-V4.1-Flash"
 MODEL_1017 = "deepseek-ai/DeepSeek-V4.1-Flash-1017"
@@ -69,8 +69,10 @@ def test_checkpoints__1017_is_the_default_variant() -> None:
     assert builder_recipe(HF_ID)["variants"]["default"]["label"] == "1017"
 
 
-def test_checkpoints__fp8_0909_is_the_launch_repo_and_its_id_selects_it() -> None:
-    assert catalog().find(HF_ID) == (HF_ID, "fp8")
+def test_checkpoints__fp8_0909_is_the_launch_repo_and_the_recipe_id_means_the_default() -> None:
+    # The recipe's own id means the recipe at its default variant (1017); the 0909 checkpoint
+    # is the repository's own weights, picked with variant=fp8.
+    assert catalog().find(HF_ID) == (HF_ID, "default")
     assert catalog().find(MODEL_1017) == (HF_ID, "default")
     assert builder_recipe(HF_ID)["variants"]["fp8"]["label"] == "FP8 (0909)"
     assert run(variant="fp8")["model_id"] == HF_ID
@@ -192,7 +194,7 @@ def test_prerequisites__vllm_0_31_or_newer() -> None:
     recipe = builder_recipe(HF_ID)
     assert recipe["model"]["min_vllm_version"] == "0.31.0"
     for variant in recipe["variants"].values():
-        assert variant["min_vllm_version"] == "0.31.0"
+        assert variant.get("min_vllm_version", "0.31.0") == "0.31.0"
 
 
 @pytest.mark.parametrize("hardware", AMD)
@@ -333,7 +335,10 @@ def test_blackwell_tp_and_dep__dep_spans_the_tray_or_node(hardware: str, ranks: 
     assert "--enable-expert-parallel" in argv
     assert json_value(argv, "--attention-config") == DEP_JSON
     assert json_value(argv, "--kernel-config") == {"moe_backend": "deep_gemm_mega_moe"}
-    assert json_value(argv, "--engram-config") == {"embedding_across_dp": True}
+    # "B200, GB200 and GB300 add Engram CPU offload and otherwise inherit the shared
+    # Blackwell settings" (B300 keeps its own scheduler limits instead).
+    offload = {} if hardware == "b300" else {"cpu_offload": True}
+    assert json_value(argv, "--engram-config") == {"embedding_across_dp": True, **offload}
     assert value(argv, "--kv-cache-dtype") == "fp8"
     assert value(argv, "--max-num-seqs") == ("256" if hardware == "b300" else "128")
 
@@ -425,12 +430,14 @@ def test_kv_cache_offloading__cpu_and_filesystem_tiers_validated() -> None:
 
 def test_hardware__only_the_skus_the_page_names() -> None:
     listed = set(NVIDIA + AMD)
-    result = run()
-    for hardware in builder_catalog()["hardware"]:
+    hardware_names = builder_catalog()["hardware"]
+    for hardware in hardware_names:
         if hardware in listed:
             assert run(hardware=hardware)["selection"]["hardware"] == hardware
-        elif hardware != result["selection"]["hardware"]:
-            assert result["unavailable"]["hardware"][hardware].strip()
+        else:
+            name = hardware_names[hardware]["display_name"]
+            reason = refused(hardware=hardware).reason
+            assert reason.startswith(f"this recipe is not offered on {name}; it is offered on")
 
 
 def test_recommended__default_command_and_every_disabled_choice_says_why() -> None:
@@ -471,7 +478,7 @@ def test_every_command_passes_the_vllm_0_33_flag_check() -> None:
 
 
 def _guide() -> str:
-    return builder_recipe(HF_ID)["guide"]
+    return catalog().guides[HF_ID]
 
 
 @pytest.mark.parametrize("fact", [

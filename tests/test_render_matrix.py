@@ -12,7 +12,7 @@ import pytest
 
 from builder import SelectionError, build, resolve
 from tests.recipes_data import builder_catalog, builder_recipe, grid, hf_ids
-from tests.vllm_flags import check_serve_argv
+from vllm_recipes.vllm_flags import check_serve_argv
 
 
 def _feature_queries(recipe: dict) -> Iterator[dict[str, str]]:

@@ -10,7 +10,10 @@ import pytest
 from builder.arglist import ArgList, option_key
 from builder.compose import Context
 from builder.shell import command_text, env_lines, quote
+from builder.types import Origin
 from tests.recipes_data import builder_catalog
+
+ORIGIN: Origin = {"file": "test", "path": "test", "layer": "test"}
 
 
 @pytest.mark.parametrize(
@@ -49,9 +52,9 @@ def test_env_lines_are_valid_bash() -> None:
 
 def test_later_setting_replaces_value_and_position() -> None:
     args = ArgList()
-    args.extend(["--a", "1", "--flag", "--b", "2"])
-    args.extend(["--a", "3"])
-    args.extend(["--no-flag"])
+    args.extend(["--a", "1", "--flag", "--b", "2"], ORIGIN)
+    args.extend(["--a", "3"], ORIGIN)
+    args.extend(["--no-flag"], ORIGIN)
     assert args.tokens() == ["--b", "2", "--a", "3", "--no-flag"]
     args.remove("--b")
     assert args.tokens() == ["--a", "3", "--no-flag"]
@@ -73,10 +76,10 @@ def _ctx(recipe: dict, hardware: str) -> Context:
 
 def _recipe(**overrides: object) -> dict:
     recipe = {
-        "meta": {"hardware": {"h200": "supported"}},
+        "meta": {"tasks": ["text"]},
+        "hardware": {"all": "unsupported", "hopper": "supported", "b200": "supported"},
         "model": {"model_id": "o/m", "architecture": "dense", "base_args": ["--x", "base"]},
         "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 1}},
-        "recommended": {"hardware": "h200"},
     }
     recipe.update(overrides)
     return recipe
@@ -103,23 +106,24 @@ def test_variant_settings_beat_brand_wide_overrides_only() -> None:
     recipe = _recipe(hardware_overrides={"nvidia": {"extra_env": {"E": "brand"}},
                                          "b200": {"extra_env": {"E": "id"}}})
     recipe["variants"]["default"]["extra_env"] = {"E": "variant"}
-    assert _ctx(recipe, "h200").env()["E"] == "variant"
-    assert _ctx(recipe, "b200").env()["E"] == "id"
+    assert _ctx(recipe, "h200").env().values()["E"] == "variant"
+    assert _ctx(recipe, "b200").env().values()["E"] == "id"
 
 
 def test_strategy_overrides_apply_only_to_their_strategy() -> None:
     recipe = _recipe(strategy_overrides={"single_node_dep": {"h200": {"parallel_size": 4}}})
-    assert _ctx(recipe, "h200").parallel_size() == 8
+    assert _ctx(recipe, "h200").parallel_size()[0] == 1  # auto-fit: 1 GB fits one GPU
     recipe = _recipe(strategy_overrides={"single_node_tp": {"h200": {"parallel_size": 4}}})
-    assert _ctx(recipe, "h200").parallel_size() == 4
+    assert _ctx(recipe, "h200").parallel_size()[0] == 4
 
 
 def test_frontend_env() -> None:
     catalog = builder_catalog()
     selection = {"hardware": "h200", "variant": "default", "strategy": "single_node_tp",
                  "nodes": "1", "frontend": "rust", "install": "pip"}
-    assert Context(catalog, _recipe(), selection).env() == {"VLLM_USE_RUST_FRONTEND": "1"}
-    assert Context(catalog, _recipe(), {**selection, "frontend": "python"}).env() == {}
+    rust = Context(catalog, _recipe(), selection).env()
+    assert rust.values() == {"VLLM_USE_RUST_FRONTEND": "1"}
+    assert Context(catalog, _recipe(), {**selection, "frontend": "python"}).env().values() == {}
 
 
 def test_an_override_with_when_applies_only_while_its_features_hold() -> None:

@@ -81,7 +81,8 @@ def test_invalid_recipe_fails_the_build_with_path_field_message(tmp_path: Path) 
     broken.write_text(broken.read_text().replace("  parameter_count:", "  parameter_cnt:"))
     run = build_site(tmp_path / "site", RECIPES_DIR=str(tree))
     assert run.returncode != 0
-    assert ("recipes/models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.parameter_cnt: "
+    line = broken.read_text().splitlines().index("  parameter_cnt: 8B") + 1
+    assert (f"recipes/models/meta-llama/Llama-3.1-8B-Instruct.yaml:{line}: model.parameter_cnt: "
             "unknown key") in run.stderr
     assert not (tmp_path / "site" / "index.html").exists()
 

@@ -1,27 +1,34 @@
-"""Read and validate the recipe tree: hardware catalog, strategies, model recipes.
+"""Read and validate the recipe tree: hardware catalog, strategies, model recipes and guides.
 
-Every problem is reported as ``path: field: message``; all problems of a file are reported
-together. Cross-file references (hardware keys, strategy ids, variant model ids) are checked
-here, because only the loader sees every file.
+`load_catalog` is what the site build, `vllm-recipes check` and the tests call; it reports
+every problem it finds, each as `file:line: field.path: message` (see `yaml_source.py`), after
+the schema (`schema.py`) and the cross-file checks (`checks.py`).
+
+A recipe is `models/<org>/<repo>.yaml`; its guide, and its hardware notes, are the Markdown
+file beside it, `models/<org>/<repo>.md` (see `guide.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
-from builder.selection import variant_runs_on
-
 from .errors import InvalidRecipe
-from .schema import HardwareCatalog, Recipe, Strategy
+from .guide import parse_guide
+from .schema import HardwareCatalog, HardwareNote, Recipe, Strategy
+from .yaml_source import Located, YamlFile, _split, read_yaml
 
-__all__ = ["Catalog", "load_catalog", "load_recipe_file"]
+__all__ = ["Catalog", "load_catalog", "load_catalog_with_problems", "load_for", "publish"]
 
 M = TypeVar("M", bound=BaseModel)
+STRATEGY_ORDER = (
+    "single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp", "multi_node_tep",
+    "multi_node_dep", "multi_node_tp_dp", "multi_node_tp_pp", "pd_cluster",
+)
 
 
 @dataclass(frozen=True)
@@ -32,93 +39,57 @@ class Catalog:
     hardware: HardwareCatalog
     strategies: dict[str, Strategy]
     recipes: dict[str, Recipe]
-    """By hf_id, in a stable order (sorted by provider then title)."""
+    """By hf_id, in a stable order (sorted by provider then model id)."""
     paths: dict[str, Path]
     """Source file of each recipe, by hf_id."""
+    guides: dict[str, str] = field(default_factory=dict)
+    """The Markdown guide of each recipe (empty when it has none)."""
+    files: dict[str, YamlFile] = field(default_factory=dict)
+    """Each recipe's parsed file, with the line of every YAML path."""
+    strategy_files: dict[str, YamlFile] = field(default_factory=dict)
+
+    def source_line(self, hf_id: str, file: str, path: str) -> int | None:
+        """The line of YAML `path` in `file` (the recipe's or a strategy's), if known."""
+        candidates = [self.files.get(hf_id), *self.strategy_files.values()]
+        for source in candidates:
+            if source is not None and source.display == file:
+                return source.line(_split(path))
+        return None
+
+    def display(self, path: Path) -> str:
+        return _display(path, self.root)
 
     def builder_catalog(self) -> dict[str, Any]:
         """What `builder` takes as its catalog argument (also published as JSON)."""
         data = publish(self.hardware)
-        data["strategies"] = {sid: publish(s) for sid, s in self.strategies.items()}
+        data["strategies"] = {
+            sid: {**publish(s), "file": self.display(self.root / "strategies" / f"{sid}.yaml")}
+            for sid, s in self.strategies.items()
+        }
         return data
 
     def builder_recipe(self, hf_id: str) -> dict[str, Any]:
-        return publish(self.recipes[hf_id])
+        """The recipe as the builder takes it: its data, and `file` (its path, for sources)."""
+        return {**publish(self.recipes[hf_id]), "file": self.display(self.paths[hf_id])}
 
     def find(self, model_id: str) -> tuple[str, str]:
         """(recipe hf_id, variant id) for a recipe's or a variant's model id.
 
-        A variant that declares a model id selects itself, even when that id is also the
-        recipe's (DeepSeek-V4.1-Flash names the 0909 checkpoint, not the 1017 default);
-        otherwise the recipe's id selects its default variant.
+        A recipe's own id means the recipe at its default variant; a variant's own model id
+        (when it differs from the recipe's) selects that variant.
         """
+        if model_id in self.recipes:
+            return model_id, "default"
         for hf_id, recipe in self.recipes.items():
             for variant_id, variant in recipe.variants.items():
                 if variant.model_id == model_id:
                     return hf_id, variant_id
-        if model_id in self.recipes:
-            return model_id, "default"
         raise KeyError(model_id)
 
 
 def publish(model: BaseModel) -> dict[str, Any]:
-    """The JSON form of validated data: exactly the keys the YAML author wrote."""
+    """The JSON form of validated data: exactly the keys the YAML author wrote (normalised)."""
     return model.model_dump(mode="json", exclude_unset=True)
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses duplicate keys instead of keeping the last one."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
-
-
-def _read_yaml(path: Path, display: str) -> Any:
-    try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        context = ""
-        if error.context:
-            started = error.context_mark
-            same_line = mark is not None and started is not None and started.line == mark.line
-            at = f" at line {started.line + 1}" if started and not same_line else ""
-            context = f" ({error.context}{at})"
-        raise InvalidRecipe(f"{display}: {where}{error.problem}{context}") from None
-    except yaml.YAMLError as error:
-        raise InvalidRecipe(f"{display}: {' '.join(str(error).split())}") from None
-
-
-def _validate(model: type[M], data: Any, display: str) -> M:
-    try:
-        return model.model_validate(data)
-    except ValidationError as error:
-        lines = []
-        for problem in error.errors():
-            loc = ".".join(str(part) for part in problem["loc"])
-            message = problem["msg"]
-            if problem["type"] == "extra_forbidden":
-                message = "unknown key (not in the schema; check the spelling)"
-            elif problem["type"] == "value_error":
-                # Our validators already name the field: "variants.x.default_modes: ..."
-                message = message.removeprefix("Value error, ")
-            lines.append(f"{display}: {loc}: {message}" if loc else f"{display}: {message}")
-        raise InvalidRecipe("\n".join(lines)) from None
 
 
 def _display(path: Path, root: Path) -> str:
@@ -128,209 +99,177 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def load_recipe_file(path: Path, root: Path) -> Recipe:
-    display = _display(path, root)
-    return _validate(Recipe, _read_yaml(path, display), display)
+def _trim(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """`loc` cut where it leaves the data (pydantic adds union branch and validator names)."""
+    kept: list[Any] = []
+    for part in loc:
+        inside = (part in data) if isinstance(data, dict) else (
+            isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data))
+        if not inside:
+            break
+        data = data[part]
+        kept.append(part)
+    return tuple(kept)
+
+
+def validate(model: type[M], source: YamlFile) -> tuple[M | None, list[Located]]:
+    """The validated model, or every schema problem of the file with its line."""
+    try:
+        return model.model_validate(source.data), []
+    except ValidationError as error:
+        problems = []
+        for problem in error.errors():
+            loc = _trim(problem["loc"], source.data)
+            message = problem["msg"]
+            if problem["type"] == "missing":
+                loc = tuple(problem["loc"])
+            elif problem["type"] == "extra_forbidden":
+                loc = tuple(problem["loc"])
+                message = "unknown key (not in the schema; check the spelling)"
+            elif problem["type"] == "value_error":
+                message = message.removeprefix("Value error, ")
+                # Our validators name the field they blame: "variants.x.default_modes: ..."
+                head, sep, rest = message.partition(": ")
+                if sep and " " not in head and head.replace("_", "").replace(".", "").isalnum():
+                    loc = (*loc, *head.split("."))
+                    message = rest
+            problems.append(source.problem(loc, message))
+        return None, problems
 
 
 def load_catalog(root: Path) -> Catalog:
     """Load `root` (the `recipes/` folder). Raises InvalidRecipe listing every problem found."""
-    root = Path(root)
-    hardware_path = root / "hardware.yaml"
-    hw_display = _display(hardware_path, root)
-    hardware = _validate(HardwareCatalog, _read_yaml(hardware_path, hw_display), hw_display)
+    catalog, problems = load_catalog_with_problems(root)
+    if problems or catalog is None:
+        raise InvalidRecipe("\n".join(str(p) for p in problems))
+    return catalog
 
+
+def _read(path: Path, root: Path, problems: list[Located]) -> YamlFile | None:
+    try:
+        return read_yaml(path, _display(path, root))
+    except InvalidRecipe as error:
+        problems.append(Located("", None, "", str(error)))  # already `file:line: message`
+        return None
+
+
+def _load_tree_base(root: Path, problems: list[Located]) -> tuple[
+        HardwareCatalog | None, dict[str, Strategy], dict[str, YamlFile]]:
+    hw_file = _read(root / "hardware.yaml", root, problems)
+    hardware = None
+    if hw_file is not None:
+        hardware, found = validate(HardwareCatalog, hw_file)
+        problems += found
     strategies: dict[str, Strategy] = {}
-    order = ["single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp",
-             "multi_node_tep", "multi_node_dep", "multi_node_tp_dp", "multi_node_tp_pp",
-             "pd_cluster"]
+    files: dict[str, YamlFile] = {}
     strategy_files = sorted(
         (root / "strategies").glob("*.yaml"),
-        key=lambda p: (order.index(p.stem) if p.stem in order else len(order), p.stem),
+        key=lambda p: (STRATEGY_ORDER.index(p.stem) if p.stem in STRATEGY_ORDER
+                       else len(STRATEGY_ORDER), p.stem),
     )
-    problems: list[str] = []
     for path in strategy_files:
-        display = _display(path, root)
-        try:
-            strategy = _validate(Strategy, _read_yaml(path, display), display)
-        except InvalidRecipe as error:
-            problems.append(str(error))
+        source = _read(path, root, problems)
+        if source is None:
+            continue
+        strategy, found = validate(Strategy, source)
+        problems += found
+        if strategy is None:
             continue
         if strategy.name != path.stem:
-            problems.append(f"{display}: name: {strategy.name!r} must match the file name")
+            problems.append(source.problem(("name",), f"{strategy.name!r} must match the file "
+                                                      "name"))
         strategies[strategy.name] = strategy
+        files[strategy.name] = source
+    return hardware, strategies, files
 
-    recipes: dict[str, Recipe] = {}
-    paths: dict[str, Path] = {}
-    for path in sorted((root / "models").glob("*/*.yaml")):
-        display = _display(path, root)
-        try:
-            recipe = load_recipe_file(path, root)
-        except InvalidRecipe as error:
-            problems.append(str(error))
-            continue
-        expected = f"{path.parent.name}/{path.stem}"
-        if recipe.model.model_id != expected:
-            problems.append(
-                f"{display}: model.model_id: {recipe.model.model_id!r} must match the file "
-                f"path ({expected!r})"
-            )
-            continue
-        problems += check_references(recipe, hardware, strategies, display)
-        recipes[expected] = recipe
-        paths[expected] = path
-    problems += _check_unique_model_ids(recipes, paths, root)
-    if problems:
-        raise InvalidRecipe("\n".join(problems))
-    ordered = sorted(recipes, key=lambda h: (recipes[h].meta.provider.lower(), h.lower()))
+
+def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
+                 strategies: dict[str, Strategy], problems: list[Located]
+                 ) -> tuple[Recipe, str, YamlFile] | None:
+    """One recipe with its guide text and parsed file (None, with problems, when invalid)."""
+    from .checks import check_recipe  # the checks need the loader's helpers
+
+    source = _read(path, root, problems)
+    if source is None:
+        return None
+    recipe, found = validate(Recipe, source)
+    problems += found
+    if recipe is None:
+        return None
+    expected = f"{path.parent.name}/{path.stem}"
+    if recipe.model.model_id != expected:
+        problems.append(source.problem(
+            ("model", "model_id"),
+            f"{recipe.model.model_id!r} must match the file path ({expected!r})"))
+        return None
+    guide_path = path.with_suffix(".md")
+    guide = parse_guide(guide_path.read_text(encoding="utf-8") if guide_path.is_file() else "")
+    guide_display = _display(guide_path, root)
+    problems += [Located(guide_display, line, "guide", message)
+                 for line, message in guide.problems]
+    recipe = recipe.model_copy(update={"hardware_notes": {
+        hw_id: HardwareNote.model_validate(note) for hw_id, note in guide.notes.items()}})
+    problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
+    return recipe, guide.text, source
+
+
+def _catalog(root: Path, hardware: HardwareCatalog, strategies: dict[str, Strategy],
+             strategy_files: dict[str, YamlFile],
+             loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]]) -> Catalog:
+    ordered = sorted(loaded, key=lambda h: (loaded[h][1][0].meta.provider.lower(), h.lower()))
     return Catalog(
         root=root,
         hardware=hardware,
         strategies=strategies,
-        recipes={h: recipes[h] for h in ordered},
-        paths={h: paths[h] for h in ordered},
+        recipes={h: loaded[h][1][0] for h in ordered},
+        paths={h: loaded[h][0] for h in ordered},
+        guides={h: loaded[h][1][1] for h in ordered},
+        files={h: loaded[h][1][2] for h in ordered},
+        strategy_files=strategy_files,
     )
 
 
-def _hardware_keys(hardware: HardwareCatalog) -> set[str]:
-    keys = set(hardware.brands) | set(hardware.generations) | set(hardware.hardware)
-    keys |= {f"arch:{hw.compute_arch}" for hw in hardware.hardware.values()}
-    return keys
+def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located]]:
+    """The catalog (None if the hardware catalog or a strategy is broken) and every problem."""
+    from .checks import check_unique_model_ids
+
+    root = Path(root)
+    problems: list[Located] = []
+    hardware, strategies, strategy_files = _load_tree_base(root, problems)
+    if hardware is None or problems:
+        return None, problems
+    loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]] = {}
+    for path in sorted((root / "models").glob("*/*.yaml")):
+        result = _load_recipe(path, root, hardware, strategies, problems)
+        if result is not None:
+            loaded[f"{path.parent.name}/{path.stem}"] = (path, result)
+    problems += check_unique_model_ids({h: r[1][0] for h, r in loaded.items()},
+                                       {h: r[1][2] for h, r in loaded.items()})
+    return _catalog(root, hardware, strategies, strategy_files, loaded), problems
 
 
-def check_references(
-    recipe: Recipe, hardware: HardwareCatalog, strategies: dict[str, Strategy], display: str
-) -> list[str]:
-    """Every hardware key, hardware id and strategy id the recipe names must exist."""
-    keys = _hardware_keys(hardware)
-    ids = set(hardware.hardware)
-    problems: list[str] = []
-
-    def need_keys(where: str, names: Any) -> None:
-        for name in names:
-            if name not in keys:
-                problems.append(
-                    f"{display}: {where}: unknown hardware key {name!r} (use a hardware id, "
-                    f"a brand, a generation or arch:<compute_arch> from recipes/hardware.yaml)"
-                )
-
-    def need_ids(where: str, names: Any) -> None:
-        for name in names:
-            if name not in ids:
-                problems.append(f"{display}: {where}: unknown hardware id {name!r}")
-
-    def need_strategies(where: str, names: Any) -> None:
-        for name in names:
-            if name not in strategies:
-                problems.append(
-                    f"{display}: {where}: unknown strategy {name!r} (known: "
-                    f"{', '.join(strategies)})"
-                )
-
-    need_ids("meta.hardware", recipe.meta.hardware)
-    need_ids("recommended.hardware", [recipe.recommended.hardware])
-    need_strategies("recommended.strategies", recipe.recommended.strategies)
-    need_keys("model.docker_image", recipe.model.docker_image)
-    need_keys("hardware_overrides", recipe.hardware_overrides)
-    need_ids("hardware_notes", recipe.hardware_notes)
-    need_strategies("strategy_hardware", recipe.strategy_hardware)
-    for sid, mapping in recipe.strategy_hardware.items():
-        need_keys(f"strategy_hardware.{sid}", mapping)
-    need_strategies("strategy_overrides", recipe.strategy_overrides)
-    for sid, mapping in recipe.strategy_overrides.items():
-        need_keys(f"strategy_overrides.{sid}", mapping)
-    for fid, feature in recipe.features.items():
-        need_keys(f"features.{fid}.hardware", feature.hardware)
-        need_keys(f"features.{fid}.hardware_overrides", feature.hardware_overrides)
-        need_strategies(f"features.{fid}.strategies", feature.strategies or [])
-        for mid, mode in (feature.modes or {}).items():
-            need_keys(f"features.{fid}.modes.{mid}.hardware", mode.hardware)
-            need_keys(f"features.{fid}.modes.{mid}.hardware_overrides", mode.hardware_overrides)
-    for vid, variant in recipe.variants.items():
-        where = f"variants.{vid}"
-        need_keys(f"{where}.supported_hardware", variant.supported_hardware or [])
-        need_keys(f"{where}.tp", variant.tp)
-        need_keys(f"{where}.hardware_overrides", variant.hardware_overrides)
-        need_strategies(f"{where}.strategy_overrides", variant.strategy_overrides)
-        for sid, mapping in variant.strategy_overrides.items():
-            need_keys(f"{where}.strategy_overrides.{sid}", mapping)
-    need_keys("pd", recipe.pd)
-    if not problems:
-        problems += _check_pd(recipe, hardware, display)
-    if not problems:
-        # The builder's own rule, on the data as the builder will receive it.
-        data = publish(recipe)
-        wanted = recipe.recommended.hardware
-        hw = publish(hardware.hardware[wanted])
-        if not variant_runs_on(data, data["variants"]["default"], wanted, hw):
-            problems.append(
-                f"{display}: recommended.hardware: the default variant does not run on "
-                f"{wanted!r}"
-            )
-    return problems
+def _model_id_pattern(model_id: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*model_id:\s*[\"']?{re.escape(model_id)}[\"']?\s*(#.*)?$", re.M)
 
 
-def _check_pd(recipe: Recipe, hardware: HardwareCatalog, display: str) -> list[str]:
-    """Prefill/decode pools, merged per hardware id as the builder merges them, must fit the
-    hardware: devices that exist and do not overlap, distinct ports on a shared node, and a
-    KV-transfer config that names its connector."""
-    if not recipe.pd:
-        return []
-    from builder.pd import pd_settings  # pure stdlib, the same merge the builder does
-
-    data = publish(recipe)
-    problems: list[str] = []
-    for key, settings in recipe.pd.items():
-        for cid, connector in (settings.connectors or {}).items():
-            config = connector.kv_transfer_config
-            if config is not None and "kv_connector" not in config:
-                problems.append(f"{display}: pd.{key}.connectors.{cid}.kv_transfer_config: "
-                                f"names no kv_connector")
-    for hw_id, hw in hardware.hardware.items():
-        merged = pd_settings(data, hw_id, hw.model_dump())
-        pools = {name: merged[name] for name in ("prefill", "decode") if name in merged}
-        where = f"{display}: pd (merged for {hw_id})"
-        used: dict[int, str] = {}
-        for name, pool in pools.items():
-            gpus = pool.get("gpus_per_node")
-            if gpus is not None and gpus > hw.gpu_count:
-                problems.append(f"{where}: {name}.gpus_per_node: {gpus} but {hw_id} has "
-                                f"{hw.gpu_count} GPUs")
-            for device in pool.get("devices") or []:
-                if device >= hw.gpu_count:
-                    problems.append(f"{where}: {name}.devices: {device} does not exist on "
-                                    f"{hw_id} ({hw.gpu_count} GPUs)")
-                elif device in used:
-                    problems.append(f"{where}: {name}.devices: {device} is also a "
-                                    f"{used[device]} device")
-                used[device] = name
-        with_devices = [name for name, pool in pools.items() if pool.get("devices")]
-        if len(with_devices) == 1:
-            problems.append(f"{where}: only {with_devices[0]} names devices; name both pools' "
-                            f"devices to share a node, or neither")
-        if len(with_devices) == 2:
-            ports = [pools[n].get("port", d) for n, d in (("prefill", 8000), ("decode", 8001))]
-            if ports[0] == ports[1]:
-                problems.append(f"{where}: both pools share a node and port {ports[0]}")
-    return sorted(set(problems), key=problems.index)
-
-
-def _check_unique_model_ids(
-    recipes: dict[str, Recipe], paths: dict[str, Path], root: Path
-) -> list[str]:
-    owner: dict[str, str] = {hf_id: hf_id for hf_id in recipes}
-    problems = []
-    for hf_id, recipe in recipes.items():
-        for vid, variant in recipe.variants.items():
-            mid = variant.model_id
-            if mid is None or (mid == hf_id and vid == "default"):
-                continue
-            # The recipe's own id may name one of its variants (see Catalog.find); any
-            # other id, and the recipe's own id named by two variants, is a conflict.
-            if mid in owner and owner[mid] not in (hf_id, hf_id + "#" + vid):
-                problems.append(
-                    f"{_display(paths[hf_id], root)}: variants.{vid}.model_id: {mid!r} is "
-                    f"already used by {owner[mid]}"
-                )
-            owner[mid] = hf_id + "#" + vid
-    return problems
+def load_for(root: Path, model_id: str) -> Catalog:
+    """A catalog holding only the recipe that `model_id` names (the recipe's own id, or a
+    variant's): what one CLI answer needs. Falls back to the whole tree when no file names it.
+    Raises InvalidRecipe for problems in the files it reads."""
+    root = Path(root)
+    path = root / "models" / f"{model_id}.yaml"
+    if not path.is_file():
+        pattern = _model_id_pattern(model_id)
+        path = next((p for p in sorted((root / "models").glob("*/*.yaml"))
+                     if pattern.search(p.read_text(encoding="utf-8"))), path)
+    if not path.is_file():
+        return load_catalog(root)
+    problems: list[Located] = []
+    hardware, strategies, strategy_files = _load_tree_base(root, problems)
+    result = None
+    if hardware is not None and not problems:
+        result = _load_recipe(path, root, hardware, strategies, problems)
+    if problems or result is None or hardware is None:
+        raise InvalidRecipe("\n".join(str(p) for p in problems))
+    return _catalog(root, hardware, strategies, strategy_files,
+                    {f"{path.parent.name}/{path.stem}": (path, result)})

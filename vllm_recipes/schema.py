@@ -1,23 +1,45 @@
-"""Pydantic models of the recipe YAML: the single definition of the data.
+"""Pydantic models of the recipe YAML (format v2): the single definition of the data.
 
-Every model forbids unknown keys, so a typo in a recipe is an error that names the key.
-Cross-file references (a variant naming a hardware id that does not exist) are checked by
-``loader.py``, which knows the hardware catalog; rules inside one file live here.
+Every model forbids unknown keys, so a typo in a recipe is an error that names the key. Rules
+inside one file live here; cross-file references (a hardware key that does not exist, a
+strategy id) are checked by ``checks.py``, which knows the hardware catalog and strategies.
 
-``python -m vllm_recipes.schema`` prints the JSON Schema committed as
-``recipes/schema.json``.
+Shorthands are normalised on the way in, so the builder sees one form of each thing:
+
+- ``args`` (everywhere: features, modes, variants' ``extra_args``, overrides, PD pools) are a
+  list of tokens or a mapping ``{--flag: value}``; a value written as a YAML mapping or list is
+  a JSON value, kept as such so the builder can deep-merge it with the same flag set by another
+  layer; numbers become strings; ``true`` in a mapping is a bare flag;
+- a scalar ``tp: 8`` is ``tp: {all: 8}``; ``all`` names every hardware;
+- dates may be quoted or not, and must be real calendar dates.
+
+``vllm-recipes schema`` prints the JSON Schema committed as ``recipes/schema.json``.
 """
 
 from __future__ import annotations
 
-import json
+import datetime
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+
+from builder.arglist import is_flag
+from builder.vocabulary import SELECTION_KEYS
 
 __all__ = [
+    "Args",
     "Brand",
+    "Dependency",
     "Feature",
     "HardwareCatalog",
     "HardwareOverride",
@@ -30,18 +52,112 @@ __all__ = [
     "Recipe",
     "Strategy",
     "Variant",
+    "json_schema",
 ]
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")]
-Flag = Annotated[str, StringConstraints(pattern=r"^--?[A-Za-z0-9][A-Za-z0-9_.=-]*")]
+HardwareKey = Annotated[str, StringConstraints(pattern=r"^(arch:[a-z0-9_]+|[a-z0-9][a-z0-9_]*)$")]
+Flag = Annotated[str, StringConstraints(pattern=r"^--?[A-Za-z][A-Za-z0-9_.=-]*$")]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")]
 Support = Literal["verified", "supported", "experimental", "unsupported"]
-SELECTION_KEYS = frozenset({
-    "hardware", "variant", "strategy", "nodes", "pd_connector", "kv_offload", "frontend",
-    "install",
-})
-"""The builder's own selection keys: no feature may take one of these names."""
+Offer = Literal["supported", "experimental", "unsupported"]
+InstallMethod = Literal["pip", "docker"]
+
+PRECISIONS = (
+    "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8", "int2", "int4", "int8",
+    "w4a16", "w8a8", "w4a8", "awq", "gptq", "gguf",
+)
+"""Precision words; a mixed checkpoint joins them with `+` (`mxfp4+mxfp8`)."""
+
+
+def _date(value: Any) -> str:
+    """A real calendar date, written YYYY-MM-DD (quoted or not)."""
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError(f"{value!r} is not a date written YYYY-MM-DD")
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError as error:
+        raise ValueError(f"{value!r} is not a real calendar date ({error})") from None
+    return value
+
+
+def _precision(value: str) -> str:
+    unknown = [part for part in value.split("+") if part not in PRECISIONS]
+    if unknown:
+        raise ValueError(
+            f"unknown precision {'+'.join(unknown)!r} (use {', '.join(PRECISIONS)}, joined with "
+            "+ for mixed checkpoints)"
+        )
+    return value
+
+
+Date = Annotated[str, BeforeValidator(_date)]
+Precision = Annotated[str, AfterValidator(_precision)]
+
+
+def _token(value: Any, where: str) -> str:
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{where}: {value!r} is not a command-line token (quote it)")
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"{where}: {value!r} is not a command-line token")
+
+
+def _args(value: Any) -> list[Any]:
+    """Normalise `args` to a token list whose JSON values are dicts/lists (see module doc)."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        tokens: list[Any] = []
+        for flag, item in value.items():
+            if not isinstance(flag, str) or not is_flag(flag):
+                raise ValueError(f"{flag!r} is not a flag (a mapping's keys are --flags)")
+            if item is True:
+                tokens.append(flag)
+            elif item is False or item is None:
+                raise ValueError(
+                    f"{flag}: write `true` for a bare flag; to drop a flag set by another layer "
+                    "use remove_args"
+                )
+            elif isinstance(item, dict | list):
+                tokens += [flag, item]
+            else:
+                tokens += [flag, _token(item, flag)]
+        return tokens
+    if not isinstance(value, list):
+        raise ValueError("args must be a list of tokens or a mapping of --flag: value")
+    tokens = []
+    for index, item in enumerate(value):
+        if isinstance(item, dict | list):
+            if not tokens or not isinstance(tokens[-1], str) or not is_flag(tokens[-1]):
+                raise ValueError(f"item {index}: a JSON value must follow its --flag")
+            tokens.append(item)
+        else:
+            tokens.append(_token(item, f"item {index}"))
+    return tokens
+
+
+Args = Annotated[list[str | dict[str, Any] | list[Any]], BeforeValidator(_args)]
+"""Command-line arguments: a token list or a `{--flag: value}` mapping (see module doc)."""
+
+
+def _keyed(value: Any) -> Any:
+    """`tp: 8` means `tp: {all: 8}`."""
+    return {"all": value} if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _refuse_moved(data: Any, moved: dict[str, str]) -> Any:
+    """Keys of the public catalogue's format (and of format v1), with where they went."""
+    if isinstance(data, dict):
+        for key, hint in moved.items():
+            if key in data:
+                raise ValueError(f"{key}: {hint}")
+    return data
 
 
 class Strict(BaseModel):
@@ -57,17 +173,23 @@ class Brand(Strict):
     display_name: str
     """Shown on pills and in `hardware_profile.brand` (e.g. "NVIDIA")."""
     primary: bool = False
-    """Recipe-wide images and install commands are written for the primary brand."""
+    """Recipe-wide images (a variant's `docker_image`) are written for the primary brand."""
     default_image: str
     """Docker image used when neither the recipe nor a variant names one."""
+    nightly_image: str | None = None
+    """Image used instead of `default_image` when a recipe needs a nightly build."""
     docker_device_args: list[str]
     """`docker run` arguments that expose the accelerators (e.g. `--gpus all`)."""
     docker_command_prefix: list[str] = []
     """Words after the image when the image has no `vllm serve` entrypoint."""
-    visible_devices_env: EnvName
-    """Environment variable that selects devices (CUDA_VISIBLE_DEVICES, ...)."""
-    pip_install: str
-    """Shell lines that install vLLM from pip for this brand."""
+    visible_devices_env: EnvName | None = None
+    """Environment variable that selects devices (CUDA_VISIBLE_DEVICES, ...); none on CPUs."""
+    pip_install: str | None = None
+    """Shell lines that install vLLM from pip for this brand (none: Docker only)."""
+    pip_install_nightly: str | None = None
+    """Shell lines that install a nightly vLLM (when a recipe needs one)."""
+    device: str = "GPU"
+    """What one accelerator is called in summaries (GPU, NPU, TPU chip, NUMA node)."""
 
 
 class Generation(Strict):
@@ -85,9 +207,13 @@ class HardwareProfile(Strict):
     display_name: str
     description: str
     gpu_count: Annotated[int, Field(ge=1, le=64)]
-    """Accelerators in one node (or tray)."""
+    """Accelerators in one node (or tray); NUMA nodes of a CPU host."""
     memory_gb: Annotated[int, Field(ge=1)]
-    """Memory per accelerator, GB."""
+    """Memory per accelerator, GB (host memory per NUMA node on a CPU host)."""
+    restricted: bool = False
+    """Offered only by recipes that name it (workstations, TPUs, CPUs, NPUs)."""
+    scalable: bool = True
+    """False for machines that cannot join a multi-node deployment (a single workstation)."""
 
 
 class HardwareCatalog(Strict):
@@ -97,7 +223,7 @@ class HardwareCatalog(Strict):
 
     @model_validator(mode="after")
     def _keys_are_unambiguous(self) -> HardwareCatalog:
-        seen: dict[str, str] = {}
+        seen: dict[str, str] = {"all": "reserved key"}
         for kind, keys in (
             ("brand", self.brands),
             ("generation", self.generations),
@@ -141,9 +267,10 @@ class HardwareMatch(Strict):
 
 class Strategy(Strict):
     name: Identifier
-    deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store"]
+    deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store", "omni"]
     layout: Literal[
-        "tp", "tep", "dep", "tp_dp", "tp_pp", "pd", "kv_store_centralized", "kv_store_distributed"
+        "tp", "tep", "dep", "tp_dp", "tp_pp", "pd", "kv_store_centralized", "kv_store_distributed",
+        "omni",
     ]
     """How the builder lays processes out over GPUs and nodes."""
     display_name: str
@@ -151,8 +278,9 @@ class Strategy(Strict):
     orientation: Literal["latency", "balanced", "throughput"]
     description: str
     hardware_match: HardwareMatch
-    vllm_args: list[str] = []
-    parallel_flag: Literal["--tensor-parallel-size", "--data-parallel-size"]
+    vllm_args: Args = []
+    parallel_flag: Literal["--tensor-parallel-size", "--data-parallel-size"] | None = None
+    """The flag that carries the strategy's parallel size (none: the server sets its own)."""
 
 
 # ----------------------------------------------------------------------------- recipes
@@ -178,50 +306,57 @@ class InstallToggle(Strict):
 class HardwareOverride(Strict):
     """Settings that apply when the selected hardware matches the key."""
 
-    extra_args: list[str] = []
-    """Arguments appended to `vllm serve`; a flag set again replaces its earlier value."""
+    extra_args: Args = []
+    """Arguments added to `vllm serve`; a flag set again replaces its earlier value, and a JSON
+    value written as a mapping is merged key by key into the one set before."""
     extra_env: dict[EnvName, str] = {}
     docker_image: str | None = None
     install: InstallToggle | None = None
     parallel_size: Annotated[int, Field(ge=1)] | None = None
-    """Replaces the strategy's parallel size (by default the hardware's GPU count)."""
+    """Replaces the strategy's parallel size (see the builder's auto-fit rule)."""
     remove_args: list[Flag] = []
     """Flags removed from the command (with their values)."""
     when: dict[Identifier, Identifier] = {}
     """Feature values this override needs, e.g. `{spec_decoding: dspark, text_only: "on"}`
     (`on` means any mode); it is skipped unless every one holds."""
+    host_memory_gb: Annotated[int, Field(ge=1)] | None = None
+    """GB of the variant's weights these settings keep in host memory (CPU offload), so the
+    GPUs need to hold only the rest (checked by `vllm-recipes check`)."""
 
 
 class ArgsOverride(Strict):
-    args: list[str] = []
+    args: Args = []
     env: dict[EnvName, str] = {}
 
 
 class Mode(Strict):
     label: str
     description: str = ""
-    args: list[str] = []
+    args: Args = []
     env: dict[EnvName, str] = {}
-    hardware: dict[str, Support] = {}
+    hardware: dict[HardwareKey, Support] = {}
     """Support per hardware key; `unsupported` disables the mode there."""
     variants: list[Identifier] | None = None
     """Variants this mode is offered on (all when absent)."""
-    hardware_overrides: dict[str, ArgsOverride] = {}
+    hardware_overrides: dict[HardwareKey, ArgsOverride] = {}
     """Replacement args/env for matching hardware (most specific key wins)."""
 
 
 class Feature(Strict):
     description: str
     label: str | None = None
-    args: list[str] = []
+    """Pill text (the id, capitalised, when absent)."""
+    args: Args = []
     env: dict[EnvName, str] = {}
     default_mode: Identifier | None = None
     modes: dict[Identifier, Mode] | None = None
-    hardware: dict[str, Support] = {}
+    hardware: dict[HardwareKey, Support] = {}
     """Support per hardware key; `unsupported` disables the feature there."""
-    hardware_overrides: dict[str, ArgsOverride] = {}
+    hardware_overrides: dict[HardwareKey, ArgsOverride] = {}
     strategies: list[Identifier] | None = None
     """Strategies this feature is offered with (all when absent)."""
+    opt_in: bool | list[HardwareKey] = False
+    """Off until the user turns it on: everywhere (`true`) or on the hardware keys listed."""
 
     @model_validator(mode="after")
     def _modes_are_consistent(self) -> Feature:
@@ -241,51 +376,71 @@ class Feature(Strict):
 
 
 class Variant(Strict):
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        return _refuse_moved(data, {
+            "supported_hardware": "renamed `hardware` (a list of hardware keys)",
+        })
+
     model_id: HfId | None = None
     """Hugging Face id served by this variant (the recipe's model id when absent)."""
     label: str | None = None
-    precision: str
+    """Pill text: say what the weights are (e.g. "FP4+FP8 (preview)")."""
+    precision: Precision
     vram_minimum_gb: Annotated[int, Field(ge=1)]
+    """Memory the weights need with headroom, GB; decides fits, auto-fit and node counts."""
     description: str = ""
-    supported_hardware: list[str] | None = None
-    """Hardware keys this variant runs on; when absent, the default variant's list, and
-    without that the recipe's `meta.hardware`."""
+    hardware: list[HardwareKey] | None = None
+    """Hardware keys this variant runs on (every hardware the recipe offers when absent)."""
+    precision_hardware: list[HardwareKey] | None = None
+    """Hardware this precision runs on, where it differs from the builder's rule (NVFP4 and
+    FP4 weights run on Blackwell only)."""
     min_vllm_version: str | None = None
     docker_image: str | None = None
     default_modes: dict[Identifier, Identifier] = {}
     """Features switched on by default with this mode when this variant is selected."""
-    tp: dict[str, Annotated[int, Field(ge=1)]] = {}
-    """Tensor-parallel size per hardware key."""
-    extra_args: list[str] = []
+    tp: Annotated[dict[HardwareKey, Annotated[int, Field(ge=1)]], BeforeValidator(_keyed)] = {}
+    """Tensor-parallel size of single-node Tensor Parallel per hardware key (`tp: 8` for all)."""
+    extra_args: Args = []
     extra_env: dict[EnvName, str] = {}
-    hardware_overrides: dict[str, HardwareOverride] = {}
-    strategy_overrides: dict[Identifier, dict[str, HardwareOverride]] = {}
+    hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
+    strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
-
-
-class Install(Strict):
-    command: str
-
-
-class ModelInstall(Strict):
-    pip: Install | None = None
-    docker: Install | None = None
 
 
 class Model(Strict):
     model_id: HfId
     min_vllm_version: str
     default_frontend: Literal["rust", "python"] = "rust"
-    docker_image: dict[str, str] = {}
+    docker_image: dict[HardwareKey, str] = {}
     """Docker image per hardware key (e.g. `amd`)."""
     architecture: Literal["moe", "dense"]
     parameter_count: str
     active_parameters: str | None = None
-    context_length: Annotated[int, Field(ge=1)]
-    flashinfer_autotune: bool = False
-    base_args: list[str] = []
+    context_length: Annotated[int, Field(ge=1)] | None = None
+    """Tokens of context (none for generation models without a text context)."""
+    nightly: bool = False
+    """Needs a nightly vLLM: the brands' nightly pip install and images."""
+    install_notes: dict[InstallMethod, str] = {}
+    """One sentence per install method, shown with its command (why an image, a version)."""
+    base_args: Args = []
     base_env: dict[EnvName, str] = {}
-    install: ModelInstall | None = None
+
+
+class Dependency(Strict):
+    """An install step besides vLLM itself (a newer transformers, an extra package, ...)."""
+
+    note: str
+    """What the step is for, one sentence."""
+    command: str
+    """Shell line(s) to run in the vLLM environment."""
+    optional: bool = False
+    """Only needed for part of the model's features (said in the note)."""
+    hardware: list[HardwareKey] = ["all"]
+    """Hardware keys the step is for."""
+    install: list[InstallMethod] = ["pip"]
+    """Install methods that need it (a step for Docker runs inside the container)."""
 
 
 # ------------------------------------------------------------- prefill/decode, KV offload
@@ -310,7 +465,7 @@ class PdPool(Strict):
     visible-devices variable (CUDA_VISIBLE_DEVICES, ...). Implies `gpus_per_node`."""
     port: Port | None = None
     """The pool's API port (`--port`)."""
-    extra_args: list[str] = []
+    extra_args: Args = []
     """Arguments for this pool's server only; a flag set again replaces its earlier value."""
     extra_env: dict[EnvName, str] = {}
     remove_args: list[Flag] = []
@@ -346,7 +501,7 @@ class PdSettings(Strict):
 
     prefill: PdPool | None = None
     decode: PdPool | None = None
-    extra_args: list[str] = []
+    extra_args: Args = []
     """Arguments of both pools' servers (after the features, before each pool's own)."""
     extra_env: dict[EnvName, str] = {}
     remove_args: list[Flag] = []
@@ -354,7 +509,7 @@ class PdSettings(Strict):
     """The connectors offered, first one the default (NIXL only when absent)."""
     docker_volumes: list[str] = []
     """Extra `-v` mounts of both pools' `docker run` (e.g. `/mnt/shared:/mnt/shared`)."""
-    router_args: list[str] = []
+    router_args: Args = []
     """Extra arguments of `vllm-router`."""
 
 
@@ -371,61 +526,160 @@ class KvOffload(Strict):
     """KV blocks per file of the filesystem tier."""
 
 
-Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools"]
+Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools",
+               "omni"]
+ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
+"""A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
+OmniKind = Literal["t2i", "i2i", "t2v", "i2v", "ti2v", "t2a"]
+
+
+class OmniRequest(Strict):
+    """A request that exercises a served generation task, shown under the command: a JSON
+    body or form fields posted to `endpoint` (the task kind's defaults when absent), or a
+    whole `curl` command written out."""
+
+    endpoint: Annotated[str, StringConstraints(pattern=r"^/\S*$")] | None = None
+    json_body: dict[str, Any] | None = None
+    """JSON posted as the body."""
+    form: dict[str, str | int | float] | None = None
+    """Form fields (`-F key=value`; a value `@path` uploads a file)."""
+    output: str | None = None
+    """File the response is written to."""
+    curl: str | None = None
+    """A whole `curl ...` command, used as written."""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> OmniRequest:
+        if self.curl is not None and (self.json_body or self.form or self.endpoint):
+            raise ValueError("curl: a written-out curl takes no endpoint, json_body or form")
+        if self.json_body is not None and self.form is not None:
+            raise ValueError("form: a request has a JSON body or form fields, not both")
+        if self.curl is not None and not self.curl.lstrip().startswith("curl "):
+            raise ValueError("curl: must start with `curl `")
+        return self
+
+
+class OmniTaskOverride(Strict):
+    """A task's settings on matching hardware (most specific key wins)."""
+
+    label: str | None = None
+    model_id: ModelPath | None = None
+    vram_minimum_gb: Annotated[int, Field(ge=1)] | None = None
+    extra_args: Args = []
+    request: OmniRequest | None = None
+
+
+class OmniTask(Strict):
+    kind: OmniKind
+    """What it generates: t2i, i2i (image editing), t2v, i2v, ti2v (video), t2a (speech,
+    audio)."""
+    label: str | None = None
+    """Pill text (the kind's label when absent)."""
+    description: str = ""
+    model_id: ModelPath | None = None
+    """The checkpoint served for this task (the variant's when absent)."""
+    vram_minimum_gb: Annotated[int, Field(ge=1)] | None = None
+    extra_args: Args = []
+    request: OmniRequest | None = None
+    hardware_overrides: dict[HardwareKey, OmniTaskOverride] = {}
+
+
+class Omni(Strict):
+    """A generation model served by vLLM-Omni (`vllm serve ... --omni`)."""
+
+    tasks: dict[Identifier, OmniTask]
+    """The tasks it serves (a Task pill when there are several), the default first."""
+    port: Port | None = None
+    """The server's `--port` (vLLM's 8000 when absent)."""
 
 
 class Meta(Strict):
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        return _refuse_moved(data, {
+            "hardware": "offered hardware is the top-level `hardware:`, tested hardware the "
+            "top-level `verified:` list",
+            "default_hardware": "write `default_hardware:` at the top level",
+            "difficulty": "not used by this site; drop it",
+        })
+
     title: str
-    slug: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
+    slug: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")] | None = None
+    """URL-friendly name (the model id's repo part, lower-cased, when absent)."""
     provider: str
     description: str
-    date_added: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")]
-    date_updated: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+    date_added: Date
+    date_updated: Date
     tasks: list[Task]
     performance_headline: str = ""
     related_recipes: list[HfId] = []
-    hardware: dict[Identifier, Support]
-    """Hardware the recipe lists, with how well it is tested there."""
 
 
-class Recommended(Strict):
-    hardware: Identifier
-    """Hardware of the default command."""
-    strategies: list[Identifier] = []
-    """Strategy preference: the first available one is the default for any hardware."""
+class SourceRepo(Strict):
+    """Where a published copy of this recipe lives (the reference's `source` object)."""
+
+    source: str
+    repo: str
+    ref: str
+    sha: str
+    path: str
+    edit_url: str
+
+
+class Source(SourceRepo):
+    overlays: list[SourceRepo] = []
 
 
 class Recipe(Strict):
     meta: Meta
     model: Model
+    hardware: dict[HardwareKey, Offer] = {}
+    """Hardware this recipe offers, adjusting the default: every hardware of the catalog that
+    is not `restricted`. `all: unsupported` starts from nothing; naming a restricted id offers
+    it. Each variant then narrows this with its own `hardware` and its precision."""
+    verified: list[Identifier] = []
+    """Hardware ids the recipe was tested on (a check mark on the pill); offered."""
+    default_hardware: Identifier | None = None
+    """Hardware of the default command (else B200 for Blackwell-only weights, else H200, else
+    the first offered)."""
+    strategies: list[Identifier] | None = None
+    """Strategies offered, in order of preference (the first available one is the default).
+    When absent: single-node Tensor Parallel for embedding models, otherwise every single- and
+    multi-node strategy that suits the architecture."""
+    strategy_hardware: dict[Identifier, dict[HardwareKey, Support]] = {}
+    """Per strategy, support per hardware key (beats the strategy's own hardware rules)."""
     features: dict[Identifier, Feature] = {}
-    opt_in_features: list[Identifier] = []
-    """Features that are off until the user turns them on."""
     exclusive_features: list[list[Identifier]] = []
     """Groups of features of which at most one may be on."""
     variants: dict[Identifier, Variant]
-    recommended: Recommended
+    dependencies: list[Dependency] = []
     kv_offload_support: dict[Literal["offloading_cpu", "offloading_fs"], Support] = {}
     """KV offload tiers this recipe offers (the `kv_offload` selection key: off, cpu, fs)."""
     kv_offload: KvOffload | None = None
     """Sizes of the offload tiers (the builder's defaults when absent)."""
-    pd: dict[str, PdSettings] = {}
-    """Prefill/decode disaggregation settings per hardware key (pools, connectors, router)."""
-    strategy_hardware: dict[Identifier, dict[str, Support]] = {}
-    """Per strategy, support per hardware key (overrides the strategy's own matching)."""
-    hardware_overrides: dict[str, HardwareOverride] = {}
-    strategy_overrides: dict[Identifier, dict[str, HardwareOverride]] = {}
+    pd: dict[HardwareKey, PdSettings] = {}
+    """Prefill/decode layouts per hardware key (pools, connectors, router); prefill/decode is
+    offered only on hardware a key here names."""
+    hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
+    strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
-    hardware_notes: dict[Identifier, HardwareNote] = {}
-    guide: str = ""
+    omni: Omni | None = None
+    """Generation models (images, video, speech) served by vLLM-Omni."""
+    hardware_notes: SkipJsonSchema[dict[Identifier, HardwareNote]] = {}
+    """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
+    source: Source | None = None
+    """Where the published copy of this recipe lives (shown in the JSON)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        return _refuse_moved(data, MOVED_KEYS)
 
     @model_validator(mode="after")
     def _internal_references(self) -> Recipe:
         if "default" not in self.variants:
             raise ValueError("variants: a recipe needs a variant named 'default'")
-        for feature_id in self.opt_in_features:
-            if feature_id not in self.features:
-                raise ValueError(f"opt_in_features: unknown feature {feature_id!r}")
         for group in self.exclusive_features:
             if len(group) < 2:
                 raise ValueError("exclusive_features: a group needs at least two features")
@@ -459,7 +713,7 @@ class Recipe(Strict):
                             f"features.{feature_id}.modes.{mode_id}.variants: unknown variant "
                             f"{variant_id!r}"
                         )
-        for where, override in self._overrides():
+        for where, override in self.overrides():
             for feature_id, value in override.when.items():
                 feature = self.features.get(feature_id)
                 if feature is None:
@@ -472,8 +726,8 @@ class Recipe(Strict):
                     )
         return self
 
-    def _overrides(self) -> list[tuple[str, HardwareOverride]]:
-        """Every hardware override in the recipe, with where it stands."""
+    def overrides(self) -> list[tuple[str, HardwareOverride]]:
+        """Every hardware override in the recipe, with its YAML path."""
         found = [(f"hardware_overrides.{k}", o) for k, o in self.hardware_overrides.items()]
         for sid, mapping in self.strategy_overrides.items():
             found += [(f"strategy_overrides.{sid}.{k}", o) for k, o in mapping.items()]
@@ -486,6 +740,19 @@ class Recipe(Strict):
         return found
 
 
+MOVED_KEYS = {
+    "guide": "the guide moved to a Markdown file beside the YAML (<repo>.md)",
+    "hardware_notes": "hardware notes moved to the guide: a `## Hardware notes` section of "
+                      "<repo>.md with a `### <hardware id>: <title>` heading per note",
+    "compatible_strategies": "write the offered strategies as `strategies:` (first = default)",
+    "opt_in_features": "write `opt_in: true` on each feature that is off by default",
+    "hardware_opt_in_features": "write `opt_in: [<hardware keys>]` on the feature",
+    "recommended": "write `default_hardware:` and the strategy order in `strategies:`",
+    "default_strategy": "put the default strategy first in `strategies:`",
+    "strategy_min_gpus": "give the variant's vram_minimum_gb; node counts follow from it",
+}
+
+
 def json_schema() -> dict[str, object]:
     """The JSON Schema of a recipe file, with the hardware catalog and strategies as $defs."""
     schema = Recipe.model_json_schema()
@@ -495,12 +762,3 @@ def json_schema() -> dict[str, object]:
         defs.update(sub.pop("$defs", {}))
         defs[model.__name__] = sub
     return schema
-
-
-def _main() -> None:
-    text = json.dumps(json_schema(), indent=2, sort_keys=True)
-    print(re.sub(r"[ \t]+$", "", text, flags=re.M))
-
-
-if __name__ == "__main__":
-    _main()

@@ -16,9 +16,13 @@
 // Messages in:  {type: "init", pyodideURL, builderURL, hold} | {type: "go"} (ends the hold)
 //               {type: "prepare", catalogURL, recipeURL}
 //               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
+//               {type: "compare", id, catalogURL, recipeURL, query, text}
+//               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
 // Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, foreign, ms}
 //               {type: "error", id, error}
+//               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
+//               builder.compare.compare_state)
 
 // The Python half of the bridge: JSON text in, JSON text out. The recipe JSON the site
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
@@ -55,6 +59,28 @@ def call(catalog_url, recipe_url, pairs_json):
         "explicit": state["explicit"],
         "notice": state["notice"],
         "foreign": state.get("foreign", {}),
+    })
+
+
+def compare(catalog_url, recipe_url, query_json, text):
+    from builder.compare import compare_state
+    return json.dumps(
+        compare_state(_data[catalog_url], _data[recipe_url], json.loads(query_json), text))
+
+
+def load_deployments(url, text):
+    # /<hf_id>/deployments.json: the builder's input is its "data".
+    _data[url] = json.loads(text)["data"]
+
+
+def dynamo_call(url, query_json):
+    from builder.dynamo_view import page_state as dynamo_state
+
+    state = dynamo_state(_data[url], json.loads(query_json))
+    return json.dumps({
+        "html": state["html"],
+        "explicit": state["explicit"],
+        "notice": state["notice"],
     })
 `;
 
@@ -234,7 +260,14 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   const scope = pyodide.toPy({});
   pyodide.runPython(BRIDGE, { globals: scope });
   // Take the functions once, for the tab (each attribute access makes a new proxy).
-  const bridge = { load: scope.get("load"), loaded: scope.get("loaded"), call: scope.get("call") };
+  const bridge = {
+    load: scope.get("load"),
+    loaded: scope.get("loaded"),
+    call: scope.get("call"),
+    compare: scope.get("compare"),
+    loadDeployments: scope.get("load_deployments"),
+    dynamoCall: scope.get("dynamo_call"),
+  };
   return { pyodide, bridge, started, snapshot };
 }
 
@@ -259,6 +292,15 @@ async function pageState({ catalogURL, recipeURL, query }) {
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
   return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || [])));
+}
+
+async function dynamoState({ dataURL, query }) {
+  const { bridge } = await booting;
+  if (!bridge.loaded(dataURL)) {
+    const raw = await text(dataURL);
+    if (!bridge.loaded(dataURL)) bridge.loadDeployments(dataURL, raw);
+  }
+  return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
 
 self.onmessage = async ({ data }) => {
@@ -297,6 +339,34 @@ self.onmessage = async ({ data }) => {
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
         self.postMessage({ type: "error", id: data.id, error: error.message || String(error) });
+      }
+      return;
+    }
+    case "compare": {
+      const started = performance.now();
+      try {
+        const { bridge } = await booting;
+        await Promise.all([
+          ensureData(bridge, data.catalogURL, false),
+          ensureData(bridge, data.recipeURL, true),
+        ]);
+        const state = JSON.parse(
+          bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || {}),
+            String(data.text ?? "")),
+        );
+        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+      } catch (error) {
+        self.postMessage({ type: "error", id: data.id, error: String(error) });
+      }
+      return;
+    }
+    case "dynamo_state": {
+      const started = performance.now();
+      try {
+        const state = await dynamoState(data);
+        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+      } catch (error) {
+        self.postMessage({ type: "error", id: data.id, error: String(error) });
       }
       return;
     }

@@ -109,7 +109,9 @@ function notify() {
   for (const listener of python.listeners) listener();
 }
 
-function pageState(mount, pairs) {
+// One call to the worker's Python; other widgets of the page (dynamo.js, compare.js) use it
+// too, so a tab runs one Pyodide.
+export function askPython(type, payload) {
   if (python.failed) return Promise.reject(new Error(python.failed));
   const worker = startPython();
   if (!worker) return Promise.reject(new Error(python.failed));
@@ -117,13 +119,25 @@ function pageState(mount, pairs) {
   worker.postMessage({ type: "go" }); // a question for Python: no more holding back
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
-    worker.postMessage({
-      type: "page_state",
-      id,
-      catalogURL: mount.catalogURL,
-      recipeURL: mount.recipeURL,
-      query: pairs,
-    });
+    worker.postMessage({ type, id, ...payload });
+  });
+}
+
+export function pythonReady() {
+  return python.ready;
+}
+
+// The same call as one message object ({type, ...payload}); compare.js uses this form.
+export function callPython(message) {
+  const { type, ...payload } = message;
+  return askPython(type, payload);
+}
+
+function pageState(mount, pairs) {
+  return askPython("page_state", {
+    catalogURL: mount.catalogURL,
+    recipeURL: mount.recipeURL,
+    query: pairs,
   });
 }
 

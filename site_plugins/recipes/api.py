@@ -125,9 +125,11 @@ def recommended_command(
 class _RecipeApi:
     """The documents of one recipe, given its renderings."""
 
-    def __init__(self, catalog: Data, recipe: Data, renderings: RecipeRenderings, base: str):
+    def __init__(self, catalog: Data, recipe: Data, guide: str, renderings: RecipeRenderings,
+                 base: str):
         self.catalog = catalog
         self.recipe = recipe
+        self.guide = guide
         self.r = renderings
         self.base = base
         self.hf_id = renderings.hf_id
@@ -198,7 +200,7 @@ class _RecipeApi:
             "meta": self.recipe["meta"],
             "recommended_command": self.command(tree, rendering),
             **data,
-            "guide": self.recipe.get("guide", ""),
+            "guide": self.guide,
         }
 
     def rendering(self, tree: Tree, rendering: Rendering, *, widget: bool) -> Data:
@@ -227,10 +229,10 @@ class _RecipeApi:
 
 
 def recipe_endpoints(
-    catalog: Data, recipe: Data, renderings: RecipeRenderings, base: str
+    catalog: Data, recipe: Data, guide: str, renderings: RecipeRenderings, base: str
 ) -> Iterator[Endpoint]:
     """Every JSON file of one recipe."""
-    return _RecipeApi(catalog, recipe, renderings, base).endpoints()
+    return _RecipeApi(catalog, recipe, guide, renderings, base).endpoints()
 
 
 def model_entries(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Data]:

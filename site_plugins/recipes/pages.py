@@ -11,27 +11,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import yaml
 
+from builder.offering import recipe_support
 from builder.types import Result
+from builder.vocabulary import SELECTION_KEYS
 
 from ._safe_markdown import safe_href
 
 __all__ = [
+    "KEYS_MARKER",
     "BrowseCard",
     "GeneratedPage",
+    "Section",
     "browse_html",
     "format_context",
     "model_page",
     "page_href",
     "redirect_page",
     "relative_root",
+    "selection_keys_html",
 ]
 
 Data = dict[str, Any]
@@ -44,6 +49,7 @@ TASKS = {
     "audio": "Audio",
     "reasoning": "Reasoning",
     "tools": "Tool calling",
+    "omni": "Omni / generation",
 }
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
 
@@ -107,6 +113,20 @@ def _task_chips(recipe: Data) -> str:
     )
 
 
+KEYS_MARKER = "<!-- recipes:selection-keys -->"
+"""Where a hand-written page lists the selection keys (the API page)."""
+
+
+def selection_keys_html() -> str:
+    """The selection keys, from the builder's registry, as a table."""
+    rows = "".join(f"<tr><td><code>{e(key.name)}</code></td><td>{e(key.label)}</td>"
+                   f"<td>{e(key.help)}</td></tr>" for key in SELECTION_KEYS.values())
+    rows += ("<tr><td><code>&lt;feature&gt;</code></td><td>Features</td><td>every feature id "
+             "of the recipe: on, off or a mode name</td></tr>")
+    return (f'<table class="rcp-keys"><thead><tr><th>key</th><th>row</th><th>values</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table>")
+
+
 # ------------------------------------------------------------------------ model page
 
 
@@ -114,9 +134,9 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
     meta, model = recipe["meta"], recipe["model"]
     hf_id = model["model_id"]
     verified = [
-        catalog["hardware"][hw_id]["display_name"]
-        for hw_id in catalog["hardware"]
-        if meta["hardware"].get(hw_id) == "verified"
+        hw["display_name"]
+        for hw_id, hw in catalog["hardware"].items()
+        if recipe_support(recipe, hw_id, hw) == "verified"
     ]
     verified_html = ""
     if verified:
@@ -219,8 +239,26 @@ class GeneratedPage:
         return html
 
 
-def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
-               base: str, nonce: str, catalog_json: str) -> GeneratedPage:
+@dataclass(frozen=True)
+class Section:
+    """A section another module adds to a model page, after the command builder or after
+    the install cards (see `configurations.py`)."""
+
+    after: Literal["command", "install"]
+    heading: str
+    name: str
+    """The slot's name (unique on the page)."""
+    html: str
+
+
+def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> list[str]:
+    return [part for section in sections if section.after == after
+            for part in (f"## {section.heading}\n", page.slot(section.name, section.html))]
+
+
+def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
+               base: str, nonce: str, catalog_json: str,
+               sections: Sequence[Section] = ()) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
@@ -237,12 +275,14 @@ def model_page(catalog: Data, recipe: Data, state_html: str, result: Result, *,
         page.slot("hero", hero_html(catalog, recipe, base)),
         "## Command\n",
         page.slot("widget", widget_html(hf_id, state_html, base, catalog_json)),
+        *_sections(page, sections, "command"),
         "## Install vLLM\n",
         page.slot("install", install_html(catalog, result)),
+        *_sections(page, sections, "install"),
     ]
     if recipe.get("hardware_notes"):
         parts += ["## Hardware notes\n", page.slot("notes", notes_html(catalog, recipe))]
-    guide = recipe.get("guide", "").strip()
+    guide = guide.strip()
     if guide:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)

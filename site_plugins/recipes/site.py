@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -26,21 +27,27 @@ from mkdocs.structure.pages import Page
 
 from builder.errors import SelectionError
 from builder.view import page_state
+from vllm_recipes.configurations import load_configurations
+from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import Catalog, load_catalog
 
-from . import api
+from . import api, deployments
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, site_assets
 from .config import RecipesConfig
+from .configurations import PublishedConfigurations
 from .pages import (
+    KEYS_MARKER,
     BrowseCard,
     GeneratedPage,
+    Section,
     browse_html,
     model_page,
     page_href,
     redirect_page,
     relative_root,
+    selection_keys_html,
 )
 from .renderings import render_recipe
 
@@ -68,6 +75,7 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
     recipes_dir = _resolve(config, options.recipes_dir)
     try:
         catalog = load_catalog(recipes_dir)
+        dynamo = load_deployments(recipes_dir)
     except InvalidRecipe as error:
         raise PluginError(f"invalid recipe data in {recipes_dir}:\n{error}") from None
     except FileNotFoundError as error:
@@ -75,7 +83,12 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
             f"recipes_dir {recipes_dir}: {error.strerror}: {error.filename} (set the "
             "recipes plugin's recipes_dir, or RECIPES_DIR, to a recipe tree)"
         ) from None
-    site = RecipesSite(catalog, options, config)
+    try:
+        published = PublishedConfigurations(load_configurations(catalog), catalog)
+    except InvalidRecipe as error:
+        raise PluginError(f"invalid configuration data in {recipes_dir}:\n{error}") from None
+    site = RecipesSite(catalog, options, config, published,
+                       deployments={h: dynamo.published(h) for h in dynamo.by_model})
     config.markdown_extensions.append(site.markdown)
     return site
 
@@ -86,10 +99,15 @@ class Job:
 
     catalog: dict[str, Any]
     recipe: dict[str, Any]
+    guide: str
     base: str
     nonce: str
     staging: str
     """Directory the recipe's JSON files are written to (mkdocs copies them from there)."""
+    sections: tuple[Section, ...] = ()
+    """Extra model page sections (compare box, published configurations)."""
+    deployments: dict[str, Any] | None = None
+    """The model's NVIDIA Dynamo deployment targets, if it has any (`deployments.py`)."""
 
 
 @dataclass
@@ -119,7 +137,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     tree = renderings.trees["default"]
     # Written here, not returned: a big catalog's JSON need not all sit in memory at once.
     endpoints = []
-    for uri, content in api.recipe_endpoints(catalog, recipe, renderings, base):
+    dynamo = job.deployments
+    extra = deployments.endpoints(hf_id, dynamo, base) if dynamo else iter(())
+    for uri, content in chain(
+        api.recipe_endpoints(catalog, recipe, job.guide, renderings, base), extra
+    ):
         path = Path(job.staging, uri)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
@@ -133,8 +155,13 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     )
     # Links inside pages are relative: the site works wherever it is deployed.
     outputs.pages.append(model_page(
-        catalog, recipe, state["html"], state["result"],  # type: ignore[arg-type]
-        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+        catalog, recipe, job.guide, state["html"], state["result"],  # type: ignore[arg-type]
+        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
+            *job.sections,
+            *([Section("install", deployments.HEADING, "dynamo",
+                       deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
+              if dynamo else []),
+        ],
     ))
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
@@ -149,8 +176,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
 
 class RecipesSite:
-    def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig):
+    def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig,
+                 published: PublishedConfigurations,
+                 deployments: dict[str, dict[str, Any]] | None = None):
         self.catalog = catalog
+        self.published = published
         self.options = options
         self.base = base_path(config.site_url)
         self.nonce = secrets.token_hex(6)
@@ -160,6 +190,8 @@ class RecipesSite:
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
         self._staging: tempfile.TemporaryDirectory[str] | None = None
+        self.deployments = deployments or {}
+        """NVIDIA Dynamo deployment targets by hf_id (`vllm_recipes.deployments`)."""
 
     # ------------------------------------------------------------------ on_files
 
@@ -199,8 +231,12 @@ class RecipesSite:
         self.cleanup()
         self._staging = tempfile.TemporaryDirectory(prefix="recipes-site-")
         staging = self._staging.name
+        self.published.join(catalog, self.base)
         jobs = [
-            Job(catalog, self.catalog.builder_recipe(hf_id), self.base, self.nonce, staging)
+            Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
+                self.base, self.nonce, staging,
+                self.published.model_sections(hf_id, self.base, api.CATALOG_JSON),
+                self.deployments.get(hf_id))
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []
@@ -212,7 +248,7 @@ class RecipesSite:
             if outputs.error:
                 display = self.catalog.paths[hf_id].relative_to(self.catalog.root.parent)
                 raise PluginError(
-                    f"{display}: recommended: the default selection does not build: "
+                    f"{display}: the default selection does not build: "
                     f"{outputs.error}"
                 )
             for uri in outputs.endpoints:
@@ -234,6 +270,12 @@ class RecipesSite:
             out.append(File.generated(
                 config, uri, content=page.markdown, inclusion=InclusionLevel.NOT_IN_NAV
             ))
+        # Published configurations: their JSON and the catalogue page (in the nav).
+        for uri, content in self.published.endpoints(list(self.catalog.recipes)):
+            text(uri, content)
+        catalogue = self.published.catalogue_page(self.base, self.nonce)
+        self.pages[catalogue.uri] = catalogue
+        text(catalogue.uri, catalogue.markdown)
         self.browse = browse_html(catalog, cards, "")
 
         return out
@@ -264,6 +306,8 @@ class RecipesSite:
         generated = self.pages.get(page.file.src_uri)
         if generated is not None:
             return generated.fill(html)
+        if KEYS_MARKER in html:
+            html = html.replace(KEYS_MARKER, selection_keys_html(), 1)
         if page.is_homepage:
             marker = self.options.browse_marker
             if marker not in html:

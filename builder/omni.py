@@ -1,0 +1,96 @@
+"""vLLM-Omni: generation models (images, video, speech) served by `vllm serve MODEL ... --omni`.
+
+A recipe with an `omni` block serves one or more *tasks* (the `task` selection key, the first
+task by default). A task may serve its own checkpoint (`model_id`, an HF id or a path on the
+host), add arguments, and give the request that exercises it; its `hardware_overrides` (most
+specific key wins) replace those on matching hardware. The command is one server on one node:
+
+    the model's base_args, overrides (hardware, variant), the task's extra_args, the
+    features that are on, `--port` (the recipe's `omni.port`), then `--omni`.
+
+There is no parallel-size flag: the recipe's arguments set the server's parallelism
+(`--num-gpus`, `--usp`, ...). The request example is the task's `request` (a JSON body or form
+fields posted to the task's endpoint, or a whole `curl` written out), over the kind's defaults
+(`vocabulary.OMNI_KINDS`).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from .compose import Context, builder_origin, serve_command
+from .omni_tasks import TASK, omni_task, task_ids
+from .types import Command, Data, Request
+from .vocabulary import OMNI_KINDS
+
+__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "task_ids"]
+
+OMNI_FLAG = "--omni"
+HOST = "localhost"
+
+
+def _task(ctx: Context) -> tuple[Data, str | None]:
+    return omni_task(ctx.recipe, ctx.selection[TASK], ctx.hw_id, ctx.hw)
+
+
+def task_model_id(ctx: Context) -> str | None:
+    task, _ = _task(ctx)
+    return task.get("model_id")
+
+
+def render_omni(ctx: Context) -> list[Command]:
+    task_id = ctx.selection[TASK]
+    task, key = _task(ctx)
+    args = ctx.base_options()
+    ctx.apply_overrides(args)
+    path = f"omni.tasks.{task_id}" + (f".hardware_overrides.{key}" if key else "")
+    args.extend(task.get("extra_args", []), ctx.origin(f"{path}.extra_args", f"task: {task_id}"))
+    ctx.apply_features(args)
+    port = ctx.recipe["omni"].get("port")
+    if port is not None:
+        args.set(ctx.origin("omni.port", "omni"), "--port", str(port))
+    args.set(builder_origin("omni", "vLLM-Omni serves generation models with --omni", "omni"),
+             OMNI_FLAG)
+    return [serve_command(ctx, "serve", args, port=ctx.port(args))]
+
+
+def omni_summary(ctx: Context, commands: list[Command]) -> str:
+    task, _ = _task(ctx)
+    label = task.get("label") or OMNI_KINDS[task["kind"]].label
+    return f"{ctx.hw['display_name']} · vLLM-Omni · {label} · {ctx.variant_label}"
+
+
+def omni_request(ctx: Context, command: Command) -> Request:
+    """The request that exercises the selected task on the server `command` starts."""
+    task, _ = _task(ctx)
+    kind = OMNI_KINDS[task["kind"]]
+    given: Data = task.get("request") or {}
+    label = task.get("label") or kind.label
+    if given.get("curl"):
+        return {"label": label, "text": given["curl"].strip()}
+    endpoint = given.get("endpoint") or kind.endpoint
+    url = f"http://{HOST}:{command['port'] or 8000}{endpoint}"
+    output = given.get("output", kind.output)
+    form = given.get("form")
+    body = given.get("json_body")
+    if form is None and body is None:
+        form, body = kind.form, kind.json_body
+    lines = [f"curl -X POST {url}"]
+    tail = ""
+    if form is not None:
+        lines += [f"-F {shlex.quote(f'{name}={value}')}" for name, value in form.items()]
+        if output:
+            lines.append(f"--output {output}")
+    else:
+        payload: dict[str, Any] = dict(body or {})
+        if endpoint in ("/v1/chat/completions", "/v1/audio/speech") and "model" not in payload:
+            payload = {"model": command["argv"][2], **payload}
+        lines += ['-H "Content-Type: application/json"',
+                  f"-d {shlex.quote(json.dumps(payload, indent=2, ensure_ascii=False))}"]
+        if output and kind.decode:
+            tail = f" \\\n  | {kind.decode} > {output}"
+        elif output:
+            lines.append(f"--output {output}")
+    return {"label": label, "text": " \\\n  ".join(lines) + tail}

@@ -1,0 +1,184 @@
+"""The builder's vocabularies, one registry each: selection keys, frontends, install methods,
+prefill/decode KV connectors, KV offload tiers, command roles, precision rules.
+
+Everything that lists these (the page's rows and labels, the CLI's help, the README and the
+API page, the schema's reserved names) reads them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "CONNECTORS",
+    "FRONTENDS",
+    "INSTALL_METHODS",
+    "OFF",
+    "OFFLOAD_TIERS",
+    "OMNI_KINDS",
+    "ON",
+    "PRECISION_HARDWARE",
+    "ROLES",
+    "SELECTION_KEYS",
+    "Connector",
+    "Frontend",
+    "OffloadTier",
+    "OmniKind",
+    "SelectionKey",
+]
+
+OFF, ON = "off", "on"
+
+
+@dataclass(frozen=True)
+class SelectionKey:
+    name: str
+    label: str
+    """The row's label on the page."""
+    help: str
+    """One line for the CLI's help, the README and the API page."""
+
+
+SELECTION_KEYS: dict[str, SelectionKey] = {
+    key.name: key
+    for key in (
+        SelectionKey("hardware", "Hardware", "a hardware id (h200, b200, mi355x, ...)"),
+        SelectionKey("variant", "Variant", "a checkpoint of the recipe (default, fp8, ...)"),
+        SelectionKey("task", "Task", "what a vLLM-Omni model generates (t2i, t2v, ...), where it "
+                                     "serves several"),
+        SelectionKey("strategy", "Strategy", "a serving strategy (single_node_tp, ...)"),
+        SelectionKey("nodes", "Nodes", "node count, for multi-node and KV-store strategies"),
+        SelectionKey("pd_connector", "KV connector",
+                     "nixl|mooncake: the KV connector of prefill/decode disaggregation"),
+        SelectionKey("kv_offload", "KV offload",
+                     "off|cpu|fs: KV cache offloading, where the recipe offers it"),
+        SelectionKey("frontend", "Frontend", "rust|python: vLLM's OpenAI API frontend"),
+        SelectionKey("install", "Install", "pip|docker: how vLLM is installed"),
+    )
+}
+"""The builder's own selection keys; every feature id of a recipe is a key too (on, off or a
+mode name)."""
+
+
+@dataclass(frozen=True)
+class Frontend:
+    label: str
+    env: dict[str, str]
+
+
+FRONTENDS: dict[str, Frontend] = {
+    "rust": Frontend("Rust", {"VLLM_USE_RUST_FRONTEND": "1"}),
+    "python": Frontend("Python", {}),
+}
+
+INSTALL_METHODS: dict[str, str] = {"pip": "pip", "docker": "Docker"}
+"""Install method → its label."""
+
+
+@dataclass(frozen=True)
+class Connector:
+    label: str
+    config: dict[str, Any]
+    """The default `--kv-transfer-config` object."""
+    port_env: str
+    """The variable that sets the connector's per-server side-channel / bootstrap port."""
+    ports: tuple[int, int]
+    """Base ports of the prefill and the decode pool."""
+    package: str
+    """The pip package that provides it."""
+    host_env: str | None = None
+    """The variable that sets the address the side channel listens on (across hosts)."""
+
+
+CONNECTORS: dict[str, Connector] = {
+    "nixl": Connector(
+        "NIXL", {"kv_connector": "NixlConnector", "kv_role": "kv_both"},
+        "VLLM_NIXL_SIDE_CHANNEL_PORT", (5557, 5558), "nixl", "VLLM_NIXL_SIDE_CHANNEL_HOST",
+    ),
+    "mooncake": Connector(
+        "Mooncake", {"kv_connector": "MooncakeConnector", "kv_role": "kv_both"},
+        "VLLM_MOONCAKE_BOOTSTRAP_PORT", (8998, 9889), "mooncake-transfer-engine",
+    ),
+}
+"""Prefill/decode KV connectors (the `pd_connector` key); the first is the default."""
+
+
+@dataclass(frozen=True)
+class OffloadTier:
+    label: str
+    """The pill's text."""
+    name: str
+    """The tier's name in sentences."""
+    support_key: str
+    """Its key in a recipe's `kv_offload_support`."""
+
+
+OFFLOAD_TIERS: dict[str, OffloadTier] = {
+    "cpu": OffloadTier("CPU", "CPU offload", "offloading_cpu"),
+    "fs": OffloadTier("CPU + filesystem", "Filesystem offload", "offloading_fs"),
+}
+"""KV offload tiers (the `kv_offload` key, besides `off`)."""
+
+ROLES: dict[str, str] = {
+    "serve": "Serve",
+    "head": "Head node",
+    "worker": "Worker nodes",
+    "prefill": "Prefill",
+    "decode": "Decode",
+    "router": "Router",
+    "master": "Mooncake master",
+    "config": "Store config",
+    "store": "Mooncake store",
+}
+"""Command roles → the tab label of their blocks."""
+
+PRECISION_HARDWARE: dict[str, str] = {"nvfp4": "blackwell", "fp4": "blackwell"}
+"""Precisions that run on one hardware key only, unless a variant's `precision_hardware` says
+otherwise: NVFP4 and FP4 weights need Blackwell's FP4 tensor cores."""
+
+
+@dataclass(frozen=True)
+class OmniKind:
+    label: str
+    endpoint: str
+    """Where vLLM-Omni serves the task (the request example posts there)."""
+    json_body: dict[str, Any] | None = None
+    form: dict[str, Any] | None = None
+    output: str | None = None
+    """File the example writes the result to."""
+    decode: str | None = None
+    """Shell that turns the JSON response into the output file."""
+
+
+_VIDEO_FORM = {"prompt": "A cinematic view of a futuristic city at sunset, smooth camera pan",
+               "width": 832, "height": 480, "num_frames": 81, "fps": 16,
+               "num_inference_steps": 40, "seed": 42}
+_IMAGE_INPUT = {"input_reference": "@input.png"}
+
+OMNI_KINDS: dict[str, OmniKind] = {
+    "t2i": OmniKind(
+        "Text → Image", "/v1/images/generations",
+        json_body={"prompt": "a dragon flying over green mountains at sunset",
+                   "size": "1024x1024", "seed": 42},
+        output="output.png", decode="jq -r '.data[0].b64_json' | base64 -d"),
+    "i2i": OmniKind(
+        "Image → Image", "/v1/chat/completions",
+        json_body={"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Turn this photo into a watercolor painting"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,<BASE64_IMAGE>"}},
+        ]}], "extra_body": {"height": 1024, "width": 1024, "num_inference_steps": 50,
+                            "seed": 42}}),
+    "t2v": OmniKind("Text → Video", "/v1/videos/sync", form=_VIDEO_FORM, output="output.mp4"),
+    "i2v": OmniKind("Image → Video", "/v1/videos/sync", form={**_VIDEO_FORM, **_IMAGE_INPUT},
+                    output="output.mp4"),
+    "ti2v": OmniKind("Text + Image → Video", "/v1/videos/sync",
+                     form={**_VIDEO_FORM, **_IMAGE_INPUT}, output="output.mp4"),
+    "t2a": OmniKind(
+        "Text → Audio", "/v1/audio/generate",
+        json_body={"input": "Rain on a tin roof, distant thunder", "audio_length": 10.0,
+                   "num_inference_steps": 100, "seed": 42},
+        output="output.wav"),
+}
+"""vLLM-Omni task kinds: the label, endpoint and a sample request (vLLM-Omni's online-serving
+examples); a recipe's task may replace any of them."""
