@@ -13,7 +13,8 @@ PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
-.PHONY: help install install-py install-js install-browser build serve dev test test-fast lint bench schema clean
+.PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
+	lint bench schema clean
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
@@ -44,6 +45,14 @@ install-browser:
 	      apt-get install -y -qq chromium; }; }; \
 	fi
 
+# Debian's nginx, for the browser test that serves the site under a sub-path from it (the test
+# starts and stops its own nginx; the package's service is not used).
+install-nginx:
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+	  apt-get update -qq && apt-get install -y -qq nginx-light && \
+	  { systemctl disable --now nginx 2>/dev/null || service nginx stop 2>/dev/null || true; }; \
+	fi
+
 install: install-py install-js
 
 build: install
@@ -51,15 +60,14 @@ build: install
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build
-	@echo "Serving site/ on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind $(HOST) --directory site
+	@$(PY) -m site_plugins.serve --host $(HOST) --port $(PORT) site
 
 # For recipe authors: mkdocs' dirty rebuilds; the recipes plugin re-renders only the recipes
 # whose data changed (site_plugins/recipes/memo.py).
 dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
-test: install install-browser
+test: install install-browser install-nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n auto
 

@@ -4,8 +4,11 @@ strings that try to inject markup."""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -27,6 +30,17 @@ def page(site: BuiltSite, path: str) -> Node:
     return parse((site.root / path / "index.html").read_text(encoding="utf-8"))
 
 
+def target(site: BuiltSite, page_dir: str, href: str) -> tuple[Path, str]:
+    """(file, query) a relative link on the page at `page_dir/` leads to."""
+    parts = urlsplit(href)
+    assert not parts.scheme and not parts.netloc and not parts.path.startswith("/"), href
+    path = posixpath.normpath(posixpath.join(page_dir, parts.path))
+    file = site.root / path
+    if parts.path.endswith("/") or file.is_dir():
+        file = file / "index.html"
+    return file, parts.query
+
+
 def shown_text(result: dict) -> list[str]:
     install = result["selection"]["install"]
     return [
@@ -45,7 +59,7 @@ def test_model_page_shows_the_default_command(built_site: BuiltSite, hf_id: str)
     mount = doc.find("div", "rb-mount")
     assert mount.attrs["data-hf-id"] == hf_id
     for attr in ("data-recipe-json", "data-catalog-json"):
-        assert (built_site.root / mount.attrs[attr].lstrip("/")).is_file()
+        assert target(built_site, hf_id, mount.attrs[attr])[0].is_file()
     result = build(builder_catalog(), builder_recipe(hf_id), {})
     blocks = [code.text for pre in mount.find_all("pre", "rb-code")
               for code in pre.find_all("code")]
@@ -99,10 +113,11 @@ def test_variant_model_ids_redirect_to_the_recipe(built_site: BuiltSite) -> None
             if not variant.model_id or variant.model_id == hf_id:
                 continue
             doc = page(built_site, variant.model_id)
-            target = f"/{hf_id}/?variant={variant_id}"
             refresh = doc.find("meta", http_equiv="refresh")
-            assert refresh.attrs["content"] == f"0; url={target}"
-            assert doc.find("a", href=target)
+            href = refresh.attrs["content"].removeprefix("0; url=")
+            assert target(built_site, variant.model_id, href) == (
+                built_site.root / hf_id / "index.html", f"variant={variant_id}")
+            assert doc.find("a", href=href)
             seen += 1
     assert seen
 
@@ -117,7 +132,11 @@ def test_home_page_has_a_card_per_recipe(built_site: BuiltSite) -> None:
     assert len(cards) == len(catalog().recipes)
     for card, (hf_id, recipe) in zip(cards, catalog().recipes.items(), strict=True):
         link = card.find("a", "rcp-card-link")
-        assert link.attrs["href"] == f"/{hf_id}/"
+        # Relative, and in a form every static host resolves (`npx serve` lists a directory
+        # whose name has a dot instead of serving its index.html).
+        href = link.attrs["href"]
+        assert target(built_site, ".", href)[0] == built_site.root / hf_id / "index.html"
+        assert href.endswith("/index.html" if "." in hf_id.split("/")[1] else "/")
         assert link.text == recipe.meta.title
         assert recipe.meta.provider in card.text
         facets = json.loads(card.attrs["data-facets"])

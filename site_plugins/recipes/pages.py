@@ -33,7 +33,9 @@ __all__ = [
     "browse_html",
     "format_context",
     "model_page",
+    "page_href",
     "redirect_page",
+    "relative_root",
     "selection_keys_html",
 ]
 
@@ -50,6 +52,20 @@ TASKS = {
     "omni": "Omni / generation",
 }
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
+
+
+def relative_root(model_id: str) -> str:
+    """From the page of `model_id` (`org/repo/`) back to the site's root: "../../"."""
+    return "../" * (model_id.count("/") + 1)
+
+
+def page_href(root: str, model_id: str) -> str:
+    """A link to a model page that every static host resolves: `org/repo/`, or
+    `org/repo/index.html` when the last segment has a dot (`npx serve` lists such a
+    directory instead of serving its index; the site's serve.json keeps it from rewriting
+    `index.html` links)."""
+    last = model_id.rsplit("/", 1)[-1]
+    return f"{root}{model_id}/" + ("index.html" if "." in last else "")
 
 
 def e(value: object) -> str:
@@ -383,7 +399,8 @@ def _card(catalog: Data, card: BrowseCard, base: str) -> str:
         '<div class="rcp-card-top">'
         f'<span class="rcp-card-provider">{e(meta["provider"])}</span>'
         f'<span class="rcp-card-date">Updated {e(meta["date_updated"])}</span></div>'
-        f'<h2 class="rcp-card-title"><a class="rcp-card-link" href="{e(base + card.hf_id)}/">'
+        f'<h2 class="rcp-card-title"><a class="rcp-card-link" '
+        f'href="{e(page_href(base, card.hf_id))}">'
         f'{e(meta["title"])}</a></h2>'
         f'<p class="rcp-card-id"><code>{e(card.hf_id)}</code></p>'
         f'<p class="rcp-card-desc">{e(meta["description"])}</p>'

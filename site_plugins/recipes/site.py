@@ -34,7 +34,7 @@ from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
 from ._safe_markdown import SafeMarkdown
-from .assets import MissingAsset, builder_files, pyodide_files
+from .assets import MissingAsset, site_assets
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
 from .memo import BuildMemo, digest
@@ -45,7 +45,9 @@ from .pages import (
     Section,
     browse_html,
     model_page,
+    page_href,
     redirect_page,
+    relative_root,
     selection_keys_html,
 )
 from .renderings import render_recipe
@@ -54,6 +56,8 @@ __all__ = ["RecipesSite", "load_site"]
 
 log = get_plugin_logger(__name__)
 PARALLEL_FROM = 16
+ASSET_CACHE = ".build/assets"
+"""Where the Pyodide snapshot and compressed assets are kept between builds."""
 """With `workers: 0`, recipes are rendered in worker processes from this many recipes on."""
 
 
@@ -147,12 +151,14 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
     result: Result = state["result"]  # type: ignore[assignment]
+    # Links inside pages are relative: the site works wherever it is deployed.
     page = model_page(
         catalog, recipe, job.guide, state["html"], result,  # type: ignore[arg-type]
-        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
+        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
             *job.sections,
             *([Section("install", deployments.HEADING, "dynamo",
-                       deployments.section_html(hf_id, dynamo, base))] if dynamo else []),
+                       deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
+              if dynamo else []),
         ],
     )
     title = recipe["meta"]["title"]
@@ -168,7 +174,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
             label = variant.get("label") or variant_id
             outputs.pages.append(redirect_page(
                 model_id, f"{title} ({label})",
-                f"{base}{hf_id}/?variant={quote(variant_id)}", label, nonce=job.nonce,
+                f"{page_href(relative_root(model_id), hf_id)}?variant={quote(variant_id)}",
+                label, nonce=job.nonce,
             ))
             if variant_id in documents:
                 document = documents[variant_id]
@@ -239,12 +246,12 @@ class RecipesSite:
             out.append(self.memo.file(config, uri, content))
 
         # Assets first: a missing Pyodide fails the build before any rendering.
-        for uri, path in pyodide_files(self.pyodide_dir).items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        modules, manifest = builder_files(self.builder_dir)
-        for uri, path in modules.items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        text("assets/builder/manifest.json", manifest)
+        assets = site_assets(self.pyodide_dir, self.builder_dir, _resolve(config, ASSET_CACHE))
+        for uri, source in assets.items():
+            if isinstance(source, Path):
+                out.append(File.generated(config, uri, abs_src_path=str(source)))
+            else:
+                text(uri, source)
 
         catalog = self.catalog.builder_catalog()
         joins = self.published.join(catalog, self.base, self.memo.joins)
@@ -308,7 +315,7 @@ class RecipesSite:
         catalogue = self.published.catalogue_page(self.base, self.nonce)
         self.pages[catalogue.uri] = catalogue
         text(catalogue.uri, catalogue.markdown)
-        self.browse = browse_html(catalog, cards, self.base)
+        self.browse = browse_html(catalog, cards, "")
 
         return out
 
