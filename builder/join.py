@@ -37,6 +37,7 @@ from .errors import SelectionError
 from .selection import resolve
 from .types import Command, Data, Result
 from .view import CONNECTOR_LABELS, FRONTEND_LABELS, INSTALL_LABELS, OFFLOAD_LABELS, ROW_LABELS
+from .vocabulary import feature_label
 
 __all__ = ["ENGINE_ROLES", "Join", "RoleDiff", "describe_query", "join_configuration",
            "join_hardware"]
@@ -178,7 +179,7 @@ def describe_query(catalog: Data, recipe: Data, query: Mapping[str, str],
             words.append(catalog["strategies"][value]["display_name"])
         elif key in features:
             feature = features[key]
-            label = feature.get("label") or key
+            label = feature_label(key, feature)
             value = (selection or {}).get(key, value)
             mode = (feature.get("modes") or {}).get(value)
             words.append(f"{label}: {mode['label']}" if mode else (

@@ -32,7 +32,15 @@ from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR, connector_choices
 from .types import Data
-from .vocabulary import CONNECTORS, FRONTENDS, INSTALL_METHODS, OFF, OFFLOAD_TIERS, ON
+from .vocabulary import (
+    CONNECTORS,
+    FRONTENDS,
+    INSTALL_METHODS,
+    OFF,
+    OFFLOAD_TIERS,
+    ON,
+    feature_label,
+)
 
 __all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_memory_gb", "node_range",
            "offered_hardware", "parse_query", "recipe_strategies", "resolve", "strategy_reason",
@@ -212,7 +220,8 @@ def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
     strategy = catalog["strategies"][sel["strategy"]]
     name = CONNECTORS[connector].label
     if strategy["deploy_type"] != "pd_cluster":
-        return None  # kept, unused, until a prefill/decode strategy is picked again
+        return (f"{name} is a prefill/decode KV connector; {strategy['display_name']} does "
+                "not split prefill and decode")
     hw_id = sel["hardware"]
     offered = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])
     if connector not in offered:
@@ -227,7 +236,7 @@ def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str
     feature = recipe["features"][fid]
     hw_id = sel["hardware"]
     hw = catalog["hardware"][hw_id]
-    name = feature.get("label") or fid
+    name = feature_label(fid, feature)
     if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
         return f"{name} is not supported on {hw['display_name']}"
     strategies = feature.get("strategies")
@@ -519,7 +528,7 @@ class _Resolver:
             if len(chosen) > 1:
                 blamed = focus if focus in chosen else chosen[-1]
                 other = next(f for f in chosen if f != blamed)
-                other_label = features[other].get("label") or other
+                other_label = feature_label(other, features[other])
                 raise SelectionError(
                     blamed,
                     f"mutually exclusive with {other} ({other_label}); turn {other} off first",

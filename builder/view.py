@@ -16,7 +16,7 @@ Markup rules the page relies on:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from .api import build
@@ -25,7 +25,7 @@ from .offering import recipe_support
 from .omni_tasks import TASK
 from .selection import choices, parse_query
 from .types import Data, Result
-from .vocabulary import OMNI_KINDS, SELECTION_KEYS
+from .vocabulary import OMNI_KINDS, SELECTION_KEYS, feature_label
 
 __all__ = ["page_state", "render_widget"]
 
@@ -81,19 +81,29 @@ def _dropped(key: str, value: str, reason: str) -> str:
     return f"{_quote(key)}={_quote(value)} ({reason})"
 
 
-def page_state(catalog: Data, recipe: Data, query: Mapping[str, str]) -> dict[str, object]:
-    """What the page shows for a URL query: bad keys/values are dropped with a notice.
+def page_state(catalog: Data, recipe: Data,
+               query: Mapping[str, str] | Sequence[Sequence[str]]) -> dict[str, object]:
+    """What the page shows for a URL query (a mapping, or the URL's [key, value] pairs in
+    order): bad keys/values are dropped with a notice, and so is a key given more than once
+    (the command line refuses it too).
 
     Returns `explicit` (the query that was honoured, to write back to the URL), `notice`
     (one line, empty when nothing was dropped), `foreign` (the keys of other widgets and of the
     theme, untouched), `result` and `html`.
     """
+    pairs = list(query.items()) if isinstance(query, Mapping) else [tuple(p) for p in query]
+    counts: dict[str, int] = {}
+    for key, _ in pairs:
+        counts[key] = counts.get(key, 0) + 1
     explicit: dict[str, str] = {}
     foreign: dict[str, str] = {}
     dropped: list[str] = []
-    for key, value in query.items():
+    for key, value in pairs:
         if is_foreign(key):
             foreign[key] = value
+            continue
+        if counts[key] > 1:
+            dropped.append(_dropped(key, value, "given twice"))
             continue
         try:
             parse_query(catalog, recipe, {key: value})
@@ -212,7 +222,7 @@ def _feature_rows(recipe: Data, result: Result) -> str:
     row = _Row("features", "Features", result)
     features = []
     for fid, feature in recipe.get("features", {}).items():
-        label = feature.get("label") or fid.replace("_", " ").capitalize()
+        label = feature_label(fid, feature)
         value = result["selection"][fid]
         on = value != "off"
         # A toggle is pressed when the feature is on; clicking it asks for the other state.

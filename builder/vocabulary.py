@@ -7,6 +7,7 @@ API page, the schema's reserved names) reads them from here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "OffloadTier",
     "OmniKind",
     "SelectionKey",
+    "feature_label",
 ]
 
 OFF, ON = "off", "on"
@@ -182,3 +184,8 @@ OMNI_KINDS: dict[str, OmniKind] = {
 }
 """vLLM-Omni task kinds: the label, endpoint and a sample request (vLLM-Omni's online-serving
 examples); a recipe's task may replace any of them."""
+
+
+def feature_label(fid: str, feature: Mapping[str, Any]) -> str:
+    """A feature's name for people: its `label`, else its id in words ("Spec decoding")."""
+    return str(feature.get("label") or fid.replace("_", " ").capitalize())

@@ -182,3 +182,23 @@ def test_cached_answers_equal_fresh_ones_and_follow_edits(tmp_path: Path) -> Non
     edited = answer(*query)
     assert edited != fresh and '"128"' in edited
     assert edited == answer(*query, cache_dir="off")
+
+
+def test_a_switch_that_turns_a_feature_off_says_so() -> None:
+    """Issue 10.5: DeepSeek-V4-Flash's default has DSpark speculative decoding on; the FP8
+    (Preview) checkpoint cannot run it, so picking it turns it off, with a note on the page
+    and in --json. Asking for it off, or staying on the default, gives no such note."""
+    from builder.view import page_state
+    from tests.recipes_data import builder_catalog, builder_recipe
+
+    out = run("deepseek-ai/DeepSeek-V4-Flash", "variant=fp8", "--json")
+    assert out.returncode == 0, out.stderr
+    notes = json.loads(out.stdout)["notes"]
+    assert notes[0]["title"] == "Spec decoding is off"
+    assert "DSpark needs the FP8 (0731) or DSpark checkpoint" in notes[0]["body"]
+    state = page_state(builder_catalog(), builder_recipe("deepseek-ai/DeepSeek-V4-Flash"),
+                       {"variant": "fp8"})
+    assert "Spec decoding is off" in str(state["html"])
+    for args in ((), ("variant=fp8", "spec_decoding=off")):
+        quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
+        assert not [n for n in quiet["notes"] if n["title"].endswith(" is off")]

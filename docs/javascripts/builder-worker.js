@@ -52,7 +52,7 @@ def loaded(url):
 
 
 def call(catalog_url, recipe_url, pairs_json):
-    query = dict(json.loads(pairs_json))
+    query = json.loads(pairs_json)  # [key, value] pairs: a repeated key is page_state's to refuse
     state = page_state(_data[catalog_url], _data[recipe_url], query)
     return json.dumps({
         "html": state["html"],
