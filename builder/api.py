@@ -15,7 +15,7 @@ from .selection import _Resolver, feature_reason, mode_reason, parse_query
 from .types import Command, Data, Note, Result
 from .vocabulary import OFF, ON, feature_label
 
-__all__ = ["Builder", "build", "render", "render_commands"]
+__all__ = ["Builder", "build", "published", "render", "render_commands", "typed_selection"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -117,6 +117,17 @@ def render(
         "request": omni_request(ctx, commands[0]) if ctx.recipe.get("omni") else None,
         "copy_text": copy_text(commands, selection["install"]),
     }
+
+
+def typed_selection(selection: Mapping[str, str]) -> dict[str, str | int]:
+    """A selection as JSON publishes it: URL keys, with `nodes` a number (the page and the
+    URL keep every value a string)."""
+    return {key: int(value) if key == "nodes" else value for key, value in selection.items()}
+
+
+def published(result: Result) -> dict[str, object]:
+    """A result as `vllm-recipes --json` prints it (its selection typed)."""
+    return {**result, "selection": typed_selection(result["selection"])}
 
 
 def render_commands(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> list[Command]:

@@ -105,23 +105,6 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
         assert heading.strip() in headings
 
 
-@pytest.mark.site
-def test_variant_model_ids_redirect_to_the_recipe(built_site: BuiltSite) -> None:
-    seen = 0
-    for hf_id, recipe in catalog().recipes.items():
-        for variant_id, variant in recipe.variants.items():
-            if not variant.model_id or variant.model_id == hf_id:
-                continue
-            doc = page(built_site, variant.model_id)
-            refresh = doc.find("meta", http_equiv="refresh")
-            href = refresh.attrs["content"].removeprefix("0; url=")
-            assert target(built_site, variant.model_id, href) == (
-                built_site.root / hf_id / "index.html", f"variant={variant_id}")
-            assert doc.find("a", href=href)
-            seen += 1
-    assert seen
-
-
 # ------------------------------------------------------------------ home page
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from builder.api import build
+from builder.api import build, published
 from builder.errors import SelectionError
 from builder.vocabulary import SELECTION_KEYS
 
@@ -234,7 +234,7 @@ def _serve(argv: list[str]) -> int:
         print(error, file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(published(result), indent=2, ensure_ascii=False))
     elif args.explain:
         assert catalog is not None
         sys.stdout.write(explain(catalog, hf_id, dict(result)))

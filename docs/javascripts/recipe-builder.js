@@ -148,6 +148,15 @@ function pairsFromURL(url = location) {
   return [...new URLSearchParams(url.search)];
 }
 
+function readPairs(text) {
+  try {
+    const pairs = JSON.parse(text || "[]");
+    return Array.isArray(pairs) ? pairs.filter((p) => Array.isArray(p) && p.length === 2) : [];
+  } catch {
+    return [];
+  }
+}
+
 function sameQuery(a, b) {
   const text = (pairs) => new URLSearchParams(pairs).toString();
   return text(a) === text(b);
@@ -265,6 +274,9 @@ class Mount {
     this.catalogURL = new URL(element.dataset.catalogJson, location.href).href;
     this.explicit = this.readExplicit();
     this.foreign = this.readForeign();
+    // A variant's own page (/<variant model id>/) starts from its variant: base pairs that
+    // the URL's own keys override, and that the URL leaves out.
+    this.base = readPairs(element.dataset.base);
     this.seq = 0; // the latest request; older answers are dropped
     this.pending = null; // the selection asked for and not painted yet
     this.why = null; // the unavailable pill whose reason is shown
@@ -285,7 +297,7 @@ class Mount {
 
     const pairs = pairsFromURL();
     if (this.ownPairs(pairs).length) {
-      this.request(pairs, { from: "url" });
+      this.request(this.withBase(pairs), { from: "url" });
     } else {
       startPython();
       python.worker?.postMessage({
@@ -329,6 +341,11 @@ class Mount {
 
   ownPairs(pairs) {
     return pairs.filter(([key]) => !this.isForeign(key));
+  }
+
+  withBase(pairs) {
+    const given = new Set(pairs.map(([key]) => key));
+    return [...this.base.filter(([key]) => !given.has(key)), ...pairs];
   }
 
   onClick(event) {
@@ -535,7 +552,9 @@ class Mount {
     const url = new URL(location.href);
     const params = new URLSearchParams();
     for (const [key, value] of pairsFromURL()) if (this.isForeign(key)) params.append(key, value);
-    for (const [key, value] of Object.entries(state.explicit)) params.append(key, value);
+    for (const [key, value] of Object.entries(state.explicit)) {
+      if (!this.base.some(([k, v]) => k === key && v === value)) params.append(key, value);
+    }
     url.search = params.toString();
     if (url.href === location.href) return;
     if (how === "push") history.pushState(null, "", url.href);
@@ -569,7 +588,7 @@ class Mount {
   // show what it asks for.
   followURL(url) {
     if (!this.connected || url.pathname !== this.path) return;
-    const pairs = pairsFromURL(url);
+    const pairs = this.withBase(pairsFromURL(url));
     const own = this.ownPairs(pairs);
     if (sameQuery(own, this.ownPairs(this.pending ?? this.explicit))) return;
     this.request(pairs, { from: "history" });

@@ -60,7 +60,13 @@ def twin_markdown(recipe: Data, result: Result, guide: str, *, page_url: str, js
     meta = recipe["meta"]
     lines = [f"# {title}", "", f"> {' '.join(meta['description'].split())}", "",
              f"Model id: `{result['model_id']}` · page: {page_url} · JSON: {json_url}", "",
-             "## Command", "", f"{result['summary']}.", "", _fence(result["copy_text"])]
+             "## Command", "", f"{result['summary']}.", ""]
+    docker = result["selection"]["install"] == "docker"
+    for command in result["commands"]:
+        text = command["docker_text"] if docker and command["docker_text"] else command["shell"]
+        if len(result["commands"]) > 1:
+            lines += [f"{command['label']}:", ""]
+        lines.append(_fence(text))
     if result.get("request"):
         lines += ["Then send it a request:", "", _fence(result["request"]["text"])]
     install = result["install"].get(result["selection"]["install"]) or {}

@@ -1,4 +1,4 @@
-"""What becomes pages: one guide page per model, a redirect per variant model id, the cards.
+"""What becomes pages: one guide page per model and per variant model id, and the cards.
 
 A model page's Markdown is front matter, section headings, *slots* and the recipe's guide.
 A slot is a paragraph holding a per-build random token; after Markdown has run, the slot is
@@ -30,11 +30,11 @@ __all__ = [
     "BrowseCard",
     "GeneratedPage",
     "Section",
+    "VariantPage",
     "browse_html",
     "format_context",
     "model_page",
     "page_href",
-    "redirect_page",
     "relative_root",
     "selection_keys_html",
 ]
@@ -131,9 +131,12 @@ def selection_keys_html() -> str:
 # ------------------------------------------------------------------------ model page
 
 
-def hero_html(catalog: Data, recipe: Data, base: str) -> str:
+def hero_html(catalog: Data, recipe: Data, base: str, variant: VariantPage | None = None
+              ) -> str:
     meta, model = recipe["meta"], recipe["model"]
-    hf_id = model["model_id"]
+    hf_id = model["model_id"] if variant is None else variant.model_id
+    json_href = base + (variant.json if variant is not None else f"{hf_id}.json")
+    title = meta["title"] if variant is None else f"{meta['title']} ({variant.label})"
     verified = [
         hw["display_name"]
         for hw_id, hw in catalog["hardware"].items()
@@ -151,10 +154,10 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
         '<header class="rcp-hero">'
         f'<nav class="rcp-crumbs" aria-label="Breadcrumb"><a href="{e(base)}">Models</a>'
         f'<span aria-hidden="true">/</span><span>{e(meta["provider"])}</span></nav>'
-        f'<h1 class="rcp-title">{e(meta["title"])}</h1>'
+        f'<h1 class="rcp-title">{e(title)}</h1>'
         f'<p class="rcp-ids"><code>{e(hf_id)}</code>'
         f'<a class="rcp-link" href="https://huggingface.co/{e(quote(hf_id))}">Hugging Face</a>'
-        f'<a class="rcp-link" href="{e(base + hf_id)}.json">JSON</a></p>'
+        f'<a class="rcp-link" href="{e(json_href)}">JSON</a></p>'
         + (f'<p class="rcp-headline">{e(headline)}</p>' if headline else "")
         + f'<p class="rcp-description">{e(meta["description"])}</p>'
         f'<div class="rcp-badges">{"".join(model_badges(recipe))}</div>'
@@ -165,11 +168,28 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
     )
 
 
-def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str) -> str:
-    """The mount the page's JavaScript takes over, with the prerendered widget inside."""
+@dataclass(frozen=True)
+class VariantPage:
+    """A variant model id's own page: its recipe's page with that variant picked."""
+
+    variant: str
+    model_id: str
+    label: str
+    json: str
+    """Its JSON document, relative to the site's root (the recipe's when it has none)."""
+    canonical: str
+    """The recipe page's absolute URL (the variant page is a view of it)."""
+
+
+def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
+                variant: str | None = None) -> str:
+    """The mount the page's JavaScript takes over, with the prerendered widget inside;
+    `variant`: the variant a variant page starts from (the URL's keys override it)."""
+    start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'
+             if variant is not None else "")
     return (
         f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
-        f'data-recipe-json="{e(base + hf_id)}.json" '
+        f'data-recipe-json="{e(base + hf_id)}.json"{start} '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
         f"{state_html}</div>"
         '<noscript><p class="rcp-noscript">JavaScript is off, so this is the default '
@@ -247,6 +267,8 @@ class GeneratedPage:
     """`<p>token</p>` → HTML."""
     head: str = ""
     """HTML for the page's <head> (metadata, see `machine.py`)."""
+    canonical: str | None = None
+    """Its canonical URL when another page's (a variant page's recipe page)."""
 
     def slot(self, name: str, html: str) -> str:
         """A Markdown paragraph that `fill` replaces with `html`."""
@@ -293,23 +315,30 @@ def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> l
 
 def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
                base: str, nonce: str, catalog_json: str,
-               sections: Sequence[Section] = ()) -> GeneratedPage:
-    """The guide page of a recipe, at `/<hf_id>/`."""
+               sections: Sequence[Section] = (),
+               variant: VariantPage | None = None) -> GeneratedPage:
+    """The guide page of a recipe, at `/<hf_id>/`; or, with `variant`, the same page at
+    `/<variant model id>/` with that variant picked (`state_html` and `result` are its)."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
-    page = GeneratedPage(f"{hf_id}.md", nonce)
-    parts = [
+    page = GeneratedPage(f"{hf_id if variant is None else variant.model_id}.md", nonce)
+    front: Data = {
         # The theme writes title and description into <title>/<meta> without escaping.
-        _front_matter({
-            "title": e(meta["title"]),
-            "description": e(meta["description"]),
-            "hide": ["navigation"],
-            # overrides/main.html holds the first paint until the command is parsed.
-            "render_blocking_id": "rb-mount",
-        }),
-        page.slot("hero", hero_html(catalog, recipe, base)),
+        "title": e(meta["title"] if variant is None else f"{meta['title']} ({variant.label})"),
+        "description": e(meta["description"]),
+        "hide": ["navigation"],
+        # overrides/main.html holds the first paint until the command is parsed.
+        "render_blocking_id": "rb-mount",
+    }
+    if variant is not None:
+        front["search"] = {"exclude": True}  # the recipe's page is the one to find
+        page.canonical = variant.canonical
+    parts = [
+        _front_matter(front),
+        page.slot("hero", hero_html(catalog, recipe, base, variant)),
         "## Command\n",
-        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json)),
+        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json,
+                                        None if variant is None else variant.variant)),
         *_sections(page, sections, "command"),
         "## Install vLLM\n",
         page.slot("install", install_html(catalog, result)),
@@ -321,25 +350,6 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
     if guide:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)
-    return page
-
-
-def redirect_page(model_id: str, title: str, target: str, label: str, *,
-                  nonce: str) -> GeneratedPage:
-    """A variant model id's page: it sends the reader to the recipe with the variant picked."""
-    page = GeneratedPage(f"{model_id}.md", nonce)
-    html = (
-        f'<meta http-equiv="refresh" content="0; url={e(target)}">'
-        f'<h1 class="rcp-title">{e(title)}</h1>'
-        f'<p class="rcp-redirect"><code>{e(model_id)}</code> is the <strong>{e(label)}'
-        f'</strong> checkpoint of a recipe: <a href="{e(target)}">open the recipe with it '
-        "selected</a>.</p>"
-    )
-    page.markdown = _front_matter({
-        "title": e(title),
-        "hide": ["navigation", "toc"],
-        "search": {"exclude": True},
-    }) + page.slot("redirect", html)
     return page
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -43,10 +43,9 @@ from .pages import (
     BrowseCard,
     GeneratedPage,
     Section,
+    VariantPage,
     browse_html,
     model_page,
-    page_href,
-    redirect_page,
     relative_root,
     selection_keys_html,
 )
@@ -151,15 +150,17 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
     result: Result = state["result"]  # type: ignore[assignment]
+    sections = [
+        *job.sections,
+        *([Section("install", deployments.HEADING, "dynamo",
+                   deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
+          if dynamo else []),
+    ]
     # Links inside pages are relative: the site works wherever it is deployed.
     page = model_page(
         catalog, recipe, job.guide, state["html"], result,  # type: ignore[arg-type]
-        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
-            *job.sections,
-            *([Section("install", deployments.HEADING, "dynamo",
-                       deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
-              if dynamo else []),
-        ],
+        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+        sections=sections,
     )
     title = recipe["meta"]["title"]
     page_url = f"{job.site_url}{hf_id}/"
@@ -170,18 +171,25 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     documents.update(renderings.aliases)
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
-        if model_id and model_id != hf_id:
-            label = variant.get("label") or variant_id
-            outputs.pages.append(redirect_page(
-                model_id, f"{title} ({label})",
-                f"{page_href(relative_root(model_id), hf_id)}?variant={quote(variant_id)}",
-                label, nonce=job.nonce,
-            ))
-            if variant_id in documents:
-                document = documents[variant_id]
-                outputs.twins.append(_twin(
-                    job, model_id, f"{title} ({label})", document.result,
-                    f"{job.site_url}{model_id}/", base + document.uri))
+        if not model_id or model_id == hf_id:
+            continue
+        label = variant.get("label") or variant_id
+        document = documents.get(variant_id)
+        if document is None:  # its own query builds nowhere: no page of its own
+            continue
+        view = VariantPage(variant_id, model_id, label, document.uri, page_url)
+        state = page_state(catalog, recipe, {"variant": variant_id})
+        variant_result: Result = state["result"]  # type: ignore[assignment]
+        variant_page = model_page(
+            catalog, recipe, job.guide, state["html"], variant_result,  # type: ignore[arg-type]
+            base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+            sections=sections, variant=view)
+        own_url = f"{job.site_url}{model_id}/"
+        variant_page.head = machine.head_html(recipe, variant_result,
+                                              title=f"{title} ({label})", page_url=own_url)
+        outputs.pages.append(variant_page)
+        outputs.twins.append(_twin(job, model_id, f"{title} ({label})", variant_result,
+                                   own_url, base + document.uri))
     return outputs
 
 
@@ -336,8 +344,12 @@ class RecipesSite:
     # ------------------------------------------------------------------ pages
 
     def before_markdown(self, page: Page) -> None:
-        """Guides are rendered without raw HTML; hand-written pages keep it."""
-        self.markdown.active = page.file.src_uri in self.pages
+        """Guides are rendered without raw HTML; hand-written pages keep it. A variant page
+        names its recipe's page as canonical."""
+        generated = self.pages.get(page.file.src_uri)
+        self.markdown.active = generated is not None
+        if generated is not None and generated.canonical:
+            page.canonical_url = generated.canonical
 
     def page_content(self, html: str, page: Page) -> str:
         """Fill a generated page's slots; put the model cards into the home page."""
