@@ -34,7 +34,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from builder.arglist import is_flag
-from builder.vocabulary import SELECTION_KEYS
+from builder.vocabulary import OMNI_KINDS, SELECTION_KEYS
 
 __all__ = [
     "Args",
@@ -530,7 +530,8 @@ Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning"
                "omni"]
 ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
 """A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
-OmniKind = Literal["t2i", "i2i", "t2v", "i2v", "ti2v", "t2a"]
+OmniKind = Literal[tuple(OMNI_KINDS)]  # type: ignore[valid-type]
+"""A vLLM-Omni task kind: the builder's registry (`builder.vocabulary.OMNI_KINDS`)."""
 
 
 class OmniRequest(Strict):
