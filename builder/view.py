@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from .api import build
 from .errors import SelectionError
 from .offering import recipe_support
 from .omni_tasks import TASK
 from .selection import choices, parse_query
-from .types import Data, Result
+from .types import Command, Data, Result
 from .vocabulary import OMNI_KINDS, SELECTION_KEYS, feature_label
 
 __all__ = ["page_state", "render_widget"]
@@ -254,7 +255,8 @@ def _blocks(result: Result) -> str:
             f'<div class="rb-block-head"><span class="rb-block-label">{escape(command["label"])}'
             f'</span><button type="button" class="rb-copy" data-copy="{index}" '
             f'aria-label="Copy: {escape(command["label"])}">Copy</button></div>'
-            f'<pre class="rb-code"><code tabindex="0">{escape(text)}</code></pre></div>'
+            f'<pre class="rb-code"><code tabindex="0">{escape(text)}</code></pre>'
+            f"{_why(command)}</div>"
         )
     if len(result["commands"]) == 1:
         return "".join(blocks.popitem()[1])
@@ -274,17 +276,59 @@ def _blocks(result: Result) -> str:
             f"{groups}")
 
 
+def _source(origin: Mapping[str, Any]) -> str:
+    """Where a line came from: the YAML path (or the builder's rule), its layer and file."""
+    return (f'<span class="rb-why-path">{escape(origin["path"])}</span> '
+            f'<span class="rb-why-layer">{escape(origin["layer"])}</span> '
+            f'<span class="rb-why-file">{escape(origin["file"])}</span>')
+
+
+def _why(command: Command) -> str:
+    """Each option and variable of a command with the recipe field (or builder rule) that
+    set it, and what it replaced: a disclosure under the block (readable without hover)."""
+    sources = command.get("sources") or {}
+    items = []
+    for name, origin in (sources.get("env") or {}).items():
+        items.append(f'<li><code>{escape(name)}={escape(origin["value"])}</code> '
+                     f"{_source(origin)}</li>")
+    for origin in sources.get("args") or []:
+        replaced = "".join(
+            f'<li class="rb-why-old">{"merged into" if old["merged"] else "replaced"} '
+            f'<code>{escape(" ".join(old["option"]))}</code> {_source(old)}</li>'
+            for old in origin.get("replaced") or [])
+        items.append(f'<li><code>{escape(" ".join(origin["option"]))}</code> {_source(origin)}'
+                     + (f"<ul>{replaced}</ul>" if replaced else "") + "</li>")
+    if not items:
+        return ""
+    return ('<details class="rb-why"><summary>Why each line?</summary>'
+            f'<ul class="rb-why-list">{"".join(items)}</ul></details>')
+
+
+def _install(install: str, choice: Mapping[str, Any]) -> str:
+    """The install command of the picked method, its note and the recipe's extra steps."""
+    if not choice["command"]:
+        return ""
+    steps = "".join(
+        f'<li><p>{escape(step["note"])}'
+        + (' <span class="rb-optional">optional</span>' if step.get("optional") else "")
+        + f'</p><pre class="rb-code"><code tabindex="0">{escape(step["command"])}</code></pre>'
+        "</li>"
+        for step in choice.get("dependencies") or [])
+    note = f'<p class="rb-install-note">{escape(choice["note"])}</p>' if choice.get("note") else ""
+    return (
+        f'<div class="rb-install"><span class="rb-block-label">Install ({escape(install)})'
+        '</span><pre class="rb-code"><code tabindex="0">'
+        f'{escape(choice["command"])}</code></pre>{note}'
+        + (f'<p class="rb-install-note">Then:</p><ol class="rb-steps">{steps}</ol>'
+           if steps else "")
+        + "</div>"
+    )
+
+
 def _output(result: Result) -> str:
     install = result["selection"]["install"]
     blocks = [_blocks(result)]
-    choice = result["install"][install]
-    install_html = ""
-    if choice["command"]:
-        install_html = (
-            f'<div class="rb-install"><span class="rb-block-label">Install ({escape(install)})'
-            '</span><pre class="rb-code"><code tabindex="0">'
-            f'{escape(choice["command"])}</code></pre></div>'
-        )
+    install_html = _install(install, result["install"][install])
     notes = "".join(
         f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
         f'{escape(note.get("body", ""))}</div>'
