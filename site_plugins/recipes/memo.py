@@ -45,6 +45,9 @@ class BuildMemo:
     staging: Path | None = None
     written: dict[str, str] = field(default_factory=dict)
     """uri → digest of the content last written under `staging`."""
+    bodies: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """A recipe page's rendered body and table of contents, by its uri: its variant pages
+    use them (in this build; under `mkdocs serve`, also in later ones)."""
 
     @classmethod
     def start(cls, command: str, dirty: bool) -> BuildMemo:
@@ -56,6 +59,8 @@ class BuildMemo:
         """What the next build may reuse (nothing outside `mkdocs serve`)."""
         if self.serving:
             self.outputs, self.joins = outputs, joins
+        else:
+            self.bodies.clear()
 
     def file(self, config: MkDocsConfig, uri: str, content: str,
              inclusion: InclusionLevel | None = None, dest_uri: str | None = None) -> File:

@@ -269,6 +269,8 @@ class GeneratedPage:
     """HTML for the page's <head> (metadata, see `machine.py`)."""
     canonical: str | None = None
     """Its canonical URL when another page's (a variant page's recipe page)."""
+    body_of: str | None = None
+    """The page whose rendered body it shares (a variant page: its recipe page's uri)."""
 
     def slot(self, name: str, html: str) -> str:
         """A Markdown paragraph that `fill` replaces with `html`."""
@@ -333,6 +335,7 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
     if variant is not None:
         front["search"] = {"exclude": True}  # the recipe's page is the one to find
         page.canonical = variant.canonical
+        page.body_of = f"{hf_id}.md"
     parts = [
         _front_matter(front),
         page.slot("hero", hero_html(catalog, recipe, base, variant)),

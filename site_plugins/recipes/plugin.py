@@ -40,8 +40,7 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     def on_page_markdown(
         self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        self.site.before_markdown(page)
-        return markdown
+        return self.site.before_markdown(markdown, page)
 
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files

@@ -54,6 +54,7 @@ from .renderings import render_recipe
 __all__ = ["RecipesSite", "load_site"]
 
 log = get_plugin_logger(__name__)
+SHARED_BODY = "<!-- the body of this variant page is its recipe page's (site.page_content) -->"
 PARALLEL_FROM = 16
 ASSET_CACHE = ".build/assets"
 """Where the Pyodide snapshot and compressed assets are kept between builds."""
@@ -343,20 +344,32 @@ class RecipesSite:
 
     # ------------------------------------------------------------------ pages
 
-    def before_markdown(self, page: Page) -> None:
+    def before_markdown(self, markdown: str, page: Page) -> str:
         """Guides are rendered without raw HTML; hand-written pages keep it. A variant page
-        names its recipe's page as canonical."""
+        names its recipe's page as canonical, and shares that page's rendered body (the
+        same guide, the same slot names): its own Markdown is not converted again."""
         generated = self.pages.get(page.file.src_uri)
         self.markdown.active = generated is not None
-        if generated is not None and generated.canonical:
+        if generated is None:
+            return markdown
+        if generated.canonical:
             page.canonical_url = generated.canonical
+        if generated.body_of in self.memo.bodies:
+            return SHARED_BODY
+        return markdown
 
     def page_content(self, html: str, page: Page) -> str:
         """Fill a generated page's slots; put the model cards into the home page."""
         self.markdown.active = False
         generated = self.pages.get(page.file.src_uri)
         if generated is not None:
-            return generated.mark(html)
+            shared = self.memo.bodies.get(generated.body_of or "")
+            if generated.body_of and shared is not None:
+                html, page.toc = shared
+                return html
+            marked = generated.mark(html)
+            self.memo.bodies[page.file.src_uri] = (marked, page.toc)
+            return marked
         if KEYS_MARKER in html:
             html = html.replace(KEYS_MARKER, selection_keys_html(), 1)
         if page.is_homepage:
