@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from .api import build
+from .api import Builder
 from .errors import SelectionError
 from .offering import recipe_support
 from .omni_tasks import TASK
@@ -83,10 +83,14 @@ def _dropped(key: str, value: str, reason: str) -> str:
 
 
 def page_state(catalog: Data, recipe: Data,
-               query: Mapping[str, str] | Sequence[Sequence[str]]) -> dict[str, object]:
+               query: Mapping[str, str] | Sequence[Sequence[str]],
+               builder: Builder | None = None) -> dict[str, object]:
     """What the page shows for a URL query (a mapping, or the URL's [key, value] pairs in
     order): bad keys/values are dropped with a notice, and so is a key given more than once
     (the command line refuses it too).
+
+    `builder`: a `Builder` of this catalog and recipe kept across calls (the page's worker
+    keeps one per recipe, so what does not depend on the query is worked out once).
 
     Returns `explicit` (the query that was honoured, to write back to the URL), `notice`
     (one line, empty when nothing was dropped), `foreign` (the keys of other widgets and of the
@@ -112,9 +116,10 @@ def page_state(catalog: Data, recipe: Data,
             dropped.append(_dropped(key, value, error.reason))
             continue
         explicit[key] = value
+    builder = builder or Builder(catalog, recipe)
     while True:
         try:
-            result = build(catalog, recipe, explicit)
+            result = builder.build(explicit)
             break
         except SelectionError as error:
             value = explicit.pop(error.key, None)

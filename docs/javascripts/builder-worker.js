@@ -30,6 +30,7 @@
 const BRIDGE = `
 import gc
 import json
+from builder.api import Builder
 from builder.view import page_state
 
 _PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html"}
@@ -51,9 +52,15 @@ def loaded(url):
     return url in _data
 
 
+_builders = {}
+
+
 def call(catalog_url, recipe_url, pairs_json):
     query = json.loads(pairs_json)  # [key, value] pairs: a repeated key is page_state's to refuse
-    state = page_state(_data[catalog_url], _data[recipe_url], query)
+    key = (catalog_url, recipe_url)
+    if key not in _builders:  # one per recipe: its query-independent work is done once
+        _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
+    state = page_state(_data[catalog_url], _data[recipe_url], query, _builders[key])
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
