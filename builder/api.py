@@ -75,7 +75,7 @@ class Builder:
             why = (f"{reason[0].upper()}{reason[1:]}." if reason else
                    f"It starts off with {variant.get('label') or selection['variant']}; "
                    "turn it on in its row.")
-            mode = feature.get("modes", {}).get(was, {}).get("label")
+            mode = (feature.get("modes") or {}).get(was, {}).get("label")
             notes.append({"title": f"{name} is off",
                           "body": f"The recipe's default has it on{f' ({mode})' if mode else ''}"
                                   f". {why}"})

@@ -2,9 +2,9 @@
 
 Explicit choices are kept or refused; everything not given is defaulted to the first choice
 that works with them, stage by stage: hardware and variant, strategy, a vLLM-Omni recipe's
-task (the first that fits, see `omni.py`), nodes, the
-prefill/decode KV connector (`pd_connector`), the KV offload tier (`kv_offload`, only for
-recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
+task (the first that fits, see `omni.py`), nodes, the prefill/decode KV connector
+(`pd_connector`, only for prefill/decode strategies), the KV offload tier (`kv_offload`, only
+for recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
 follow `offering.py`; strategies are the recipe's `strategies` list in order of preference
 (see `recipe_strategies`), each refused where `strategy_reason` says why; node counts follow
 the deploy type (`deploy.py`).
@@ -370,7 +370,7 @@ class _Resolver:
 
     def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
         keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
-                PD_CONNECTOR,
+                *([PD_CONNECTOR] if PD_CONNECTOR in sel else []),
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]
         return {key: sel[key] for key in keys}
@@ -475,8 +475,6 @@ class _Resolver:
             hw_id = sel["hardware"]
             sel[PD_CONNECTOR] = connector_choices(
                 self.recipe, hw_id, self.catalog["hardware"][hw_id])[0]
-        else:
-            sel[PD_CONNECTOR] = next(iter(CONNECTORS))
 
     def _kv_offload(self, explicit: Mapping[str, str], sel: dict[str, str],
                     focus: str | None) -> None:
@@ -578,7 +576,7 @@ class _Resolver:
         refused = install_refusals(Context(self.catalog, self.recipe, sel))
         for key, values in options.items():
             for value in values:
-                if value == selection[key]:
+                if value == selection.get(key):
                     continue
                 reason = self._option_reason(explicit, sel, refused, key, value)
                 if reason is not None:

@@ -283,9 +283,9 @@ def _blocks(result: Result) -> str:
 
 def _source(origin: Mapping[str, Any]) -> str:
     """Where a line came from: the YAML path (or the builder's rule), its layer and file."""
-    return (f'<span class="rb-why-path">{escape(origin["path"])}</span> '
-            f'<span class="rb-why-layer">{escape(origin["layer"])}</span> '
-            f'<span class="rb-why-file">{escape(origin["file"])}</span>')
+    return (f'<span class="rb-lines-path">{escape(origin["path"])}</span> '
+            f'<span class="rb-lines-layer">{escape(origin["layer"])}</span> '
+            f'<span class="rb-lines-file">{escape(origin["file"])}</span>')
 
 
 def _why(command: Command) -> str:
@@ -298,15 +298,15 @@ def _why(command: Command) -> str:
                      f"{_source(origin)}</li>")
     for origin in sources.get("args") or []:
         replaced = "".join(
-            f'<li class="rb-why-old">{"merged into" if old["merged"] else "replaced"} '
+            f'<li class="rb-lines-old">{"merged into" if old["merged"] else "replaced"} '
             f'<code>{escape(" ".join(old["option"]))}</code> {_source(old)}</li>'
             for old in origin.get("replaced") or [])
         items.append(f'<li><code>{escape(" ".join(origin["option"]))}</code> {_source(origin)}'
                      + (f"<ul>{replaced}</ul>" if replaced else "") + "</li>")
     if not items:
         return ""
-    return ('<details class="rb-why"><summary>Why each line?</summary>'
-            f'<ul class="rb-why-list">{"".join(items)}</ul></details>')
+    return ('<details class="rb-lines"><summary>Why each line?</summary>'
+            f'<ul class="rb-lines-list">{"".join(items)}</ul></details>')
 
 
 def _install(install: str, choice: Mapping[str, Any]) -> str:

@@ -35,8 +35,11 @@ def test_json_has_every_documented_key() -> None:
     result = json.loads(out.stdout)
     assert {"hf_id", "selection", "commands", "install", "unavailable", "notes"} <= set(result)
     assert set(result["selection"]) == {"hardware", "variant", "strategy", "nodes", "frontend",
-                                        "install", "pd_connector", "kv_offload", "tool_calling",
+                                        "install", "kv_offload", "tool_calling",
                                         "reasoning", "spec_decoding"}
+    pd = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", "hardware=h200", "variant=fp8",
+                        "strategy=pd_cluster", "--json").stdout)
+    assert pd["selection"]["pd_connector"] == "nixl"
     command = result["commands"][0]
     assert command["role"] == "serve"
     assert command["argv"][:3] == ["vllm", "serve", "deepseek-ai/DeepSeek-V4-Flash-0731"]

@@ -26,7 +26,6 @@ HF_ID = "deepseek-ai/DeepSeek-V4-Flash"
 NOT_COMPARED = {"guide", "source"}
 """`guide` is ours in our own words; `source` describes the reference site's repositories."""
 DIFFERENCES = {
-    "recommended_command.selection": "added: the selection as `vllm-recipes --json` types it",
     "meta.hardware": "format v2: tested hardware is `verified`, offered hardware `hardware`",
     "meta.slug": "format v2: derived from the model id unless written",
     "meta.related_recipes": "format v2: an empty list is not written",

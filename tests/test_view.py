@@ -14,15 +14,15 @@ def test_each_command_line_can_show_where_it_came_from() -> None:
     variable with the recipe field or builder rule that set it, as `--explain` does."""
     state = page_state(builder_catalog(), builder_recipe(V41), {"hardware": "mi355x"})
     doc = parse(str(state["html"]))
-    why = doc.find("details", "rb-why")
+    why = doc.find("details", "rb-lines")
     assert why.find("summary").text == "Why each line?"
-    lines = {item.find("code").text: item for item in why.find("ul", "rb-why-list").find_all(
+    lines = {item.find("code").text: item for item in why.find("ul", "rb-lines-list").find_all(
         "li") if item.find_all("code")}
     monokernel = lines["--monokernel"]
-    assert monokernel.find("span", "rb-why-file").text == "recipes/models/deepseek-ai/" \
+    assert monokernel.find("span", "rb-lines-file").text == "recipes/models/deepseek-ai/" \
         "DeepSeek-V4.1-Flash.yaml"
-    assert monokernel.find("span", "rb-why-path").text == "hardware_overrides.mi355x.extra_args"
-    assert monokernel.find("span", "rb-why-layer").text == "override: mi355x"
+    assert monokernel.find("span", "rb-lines-path").text == "hardware_overrides.mi355x.extra_args"
+    assert monokernel.find("span", "rb-lines-layer").text == "override: mi355x"
     result = state["result"]
     options = [" ".join(s["option"]) for s in result["commands"][0]["sources"]["args"]]
     assert [o for o in options if o in lines] == options

@@ -412,7 +412,9 @@ class Variant(Strict):
 class Model(Strict):
     model_id: HfId
     min_vllm_version: str
-    default_frontend: Literal["rust", "python"] = "rust"
+    default_frontend: Literal["rust", "python"] | None = None
+    """The frontend selected by default; absent: Python for vLLM-Omni recipes (its routes are
+    served by its own API server), else Rust."""
     docker_image: dict[HardwareKey, str] = {}
     """Docker image per hardware key (e.g. `amd`)."""
     architecture: Literal["moe", "dense"]

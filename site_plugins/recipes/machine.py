@@ -133,8 +133,10 @@ def head_html(recipe: Data, result: Result, *, title: str, page_url: str) -> str
         "tool": [{"@type": "HowToTool", "name": "vLLM"}],
         "step": steps,
     }
-    # `</` cannot end the block early: JSON allows `<\/` for `</`.
-    text = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    # No `<` reaches the script element (neither `</script>` nor `<!--` can end or escape
+    # it): JSON spells it `\u003c`; `&` and `>` likewise, as HTML-safe JSON does.
+    text = (json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
+            .replace(">", "\\u003e").replace("&", "\\u0026"))
     return html + f'<script type="application/ld+json">{text}</script>'
 
 
