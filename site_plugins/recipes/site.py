@@ -34,14 +34,13 @@ from vllm_recipes.loader import Catalog, load_catalog
 from . import api, deployments
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, builder_files, pyodide_files
+from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
 from .pages import (
     KEYS_MARKER,
-    BrowseCard,
     GeneratedPage,
     Section,
-    browse_html,
     model_page,
     redirect_page,
     selection_keys_html,
