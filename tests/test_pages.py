@@ -3,7 +3,6 @@ strings that try to inject markup."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 
@@ -105,32 +104,6 @@ def test_variant_model_ids_redirect_to_the_recipe(built_site: BuiltSite) -> None
             assert doc.find("a", href=target)
             seen += 1
     assert seen
-
-
-# ------------------------------------------------------------------ home page
-
-
-@pytest.mark.site
-def test_home_page_has_a_card_per_recipe(built_site: BuiltSite) -> None:
-    doc = parse((built_site.root / "index.html").read_text(encoding="utf-8"))
-    cards = doc.find_all("article", "rcp-card")
-    assert len(cards) == len(catalog().recipes)
-    for card, (hf_id, recipe) in zip(cards, catalog().recipes.items(), strict=True):
-        link = card.find("a", "rcp-card-link")
-        assert link.attrs["href"] == f"/{hf_id}/"
-        assert link.text == recipe.meta.title
-        assert recipe.meta.provider in card.text
-        facets = json.loads(card.attrs["data-facets"])
-        assert facets["provider"] == [recipe.meta.provider]
-        assert facets["task"] == list(recipe.meta.tasks)
-        assert facets["arch"] == [recipe.model.architecture]
-        assert set(facets["precision"]) == {v.precision for v in recipe.variants.values()}
-        assert facets["hardware"], hf_id
-    form = doc.find("form", "rcp-filters")
-    names = [s.attrs["name"] for s in form.find_all("select")]
-    assert names == ["provider", "task", "hardware", "arch", "precision"]
-    assert form.find("input", name="search")
-    assert doc.find("span", data_rcp_count=None) is not None
 
 
 # ------------------------------------------------------------------ hostile recipe strings

@@ -1,6 +1,8 @@
 // Home page model browser: show the cards that match the search and the filters, recount every
 // filter option, keep the filters in the URL (each change is a history entry, so back and
-// forward step through them; a shared link restores them).
+// forward step through them; a shared link restores them). The URL is written a moment after
+// the cards are shown (history.pushState costs more than the filtering itself), once per
+// typed search, and at once when a link is followed or the page is left.
 //
 // The cards, their facet values, their search text, the options and their labels are all in
 // the static HTML, made at build time (site_plugins/recipes/browse.py, whose docstring states
@@ -11,6 +13,8 @@
   "use strict";
 
   const compact = (text) => text.toLowerCase().replace(/[-_\s]+/g, "");
+  const URL_DELAY_MS = 150; // after a filter change
+  const TYPING_DELAY_MS = 400; // after the last key of a search
 
   class Browse {
     constructor(root) {
@@ -46,6 +50,8 @@
       this.toggle = this.form.querySelector(".rcp-filters-toggle");
       this.active = this.form.querySelector("[data-rcp-active]");
       this.typing = false; // the current history entry is the search being typed
+      this.pending = 0; // timer of the URL write to come
+      this.pendingMode = "replace";
     }
 
     addCard(el, group) {
@@ -127,9 +133,14 @@
       });
       if (this.countEl) this.countEl.textContent = String(shown);
       if (this.empty) this.empty.hidden = shown !== 0;
-      this.root.dataset.group = this.group && !this.group.checked ? "none" : "provider";
+      // Written only when they change: each write restyles what depends on it.
+      const group = this.group && !this.group.checked ? "none" : "provider";
+      if (this.root.dataset.group !== group) this.root.dataset.group = group;
       const active = chosen.filter(Boolean).length;
-      if (this.active) this.active.textContent = active ? `(${active})` : "";
+      const activeText = active ? `(${active})` : "";
+      if (this.active && this.active.textContent !== activeText) {
+        this.active.textContent = activeText;
+      }
     }
 
     // ------------------------------------------------------------ URL
@@ -157,7 +168,7 @@
     }
 
     showNotice(dropped) {
-      if (!this.notice) return;
+      if (!this.notice || (this.notice.hidden && dropped.length === 0)) return;
       this.notice.hidden = dropped.length === 0;
       this.notice.textContent = dropped.length
         ? `Ignored from the URL, showing all models for ${dropped.length > 1 ? "these" : "it"}` +
@@ -182,6 +193,20 @@
       else history.replaceState(history.state, "", url);
     }
 
+    // A new entry ("push") stays one when later changes join it before it is written.
+    queueURL(mode, delay) {
+      this.pendingMode = this.pending && this.pendingMode === "push" ? "push" : mode;
+      clearTimeout(this.pending);
+      this.pending = setTimeout(() => this.flushURL(), delay);
+    }
+
+    flushURL() {
+      if (!this.pending) return;
+      clearTimeout(this.pending);
+      this.pending = 0;
+      this.writeURL(this.pendingMode);
+    }
+
     // ------------------------------------------------------------ wiring
 
     wire() {
@@ -192,28 +217,27 @@
         if (event.target !== this.search) return; // selects report through "change"
         this.apply();
         // One history entry per search typed, not per key.
-        this.writeURL(this.typing ? "replace" : "push");
+        this.queueURL(this.typing ? "replace" : "push", TYPING_DELAY_MS);
         this.typing = true;
         this.showNotice([]);
       });
       this.search.addEventListener("blur", () => {
         this.typing = false;
       });
-      this.form.addEventListener("change", (event) => {
-        if (event.target === this.search) return;
+      const changed = () => {
+        this.flushURL(); // a search still being written gets its own entry
         this.typing = false;
         this.apply();
-        this.writeURL("push");
+        this.queueURL("push", URL_DELAY_MS);
         this.showNotice([]);
+      };
+      this.form.addEventListener("change", (event) => {
+        if (event.target !== this.search) changed();
       });
-      this.form.addEventListener("reset", () =>
-        setTimeout(() => {
-          this.typing = false;
-          this.apply();
-          this.writeURL("push");
-          this.showNotice([]);
-        }, 0),
-      );
+      this.form.addEventListener("reset", () => setTimeout(changed, 0));
+      // Leaving: the URL must hold the filters first (back comes to them).
+      this.root.addEventListener("click", () => this.flushURL(), true);
+      window.addEventListener("pagehide", () => this.flushURL());
       this.form.addEventListener("submit", (event) => event.preventDefault());
       const clear = this.root.querySelector("[data-rcp-clear]");
       if (clear) {
@@ -235,6 +259,8 @@
     // Back/forward: the URL changed under the page.
     popped() {
       if (location.pathname !== this.path || !this.root.isConnected) return;
+      clearTimeout(this.pending);
+      this.pending = 0;
       this.typing = false;
       this.readURL();
       this.apply();
