@@ -240,13 +240,7 @@
       window.addEventListener("pagehide", () => this.flushURL());
       this.form.addEventListener("submit", (event) => event.preventDefault());
       const clear = this.root.querySelector("[data-rcp-clear]");
-      if (clear) {
-        clear.addEventListener("click", (event) => {
-          event.preventDefault();
-          this.form.reset();
-          this.search.focus();
-        });
-      }
+      if (clear) clear.addEventListener("click", () => this.search.focus()); // it resets the form
       if (this.toggle) {
         this.toggle.addEventListener("click", () => {
           const open = this.toggle.getAttribute("aria-expanded") !== "true";

@@ -279,7 +279,7 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
     selects = "".join(_select(catalog, cards, flt) for flt in FILTERS)
     return (
         f'<div class="rcp-browse" data-rcp-browse data-search-exclude data-total="{total}">'
-        '<form class="rcp-filters" role="search" aria-label="Filter models">'
+        '<form class="rcp-filters" id="rcp-filters" role="search" aria-label="Filter models">'
         '<div class="rcp-filter rcp-filter-q"><label class="rcp-filter-label" '
         'for="rcp-f-search">Search</label>'
         '<input type="search" id="rcp-f-search" name="search" data-filter="search" '
@@ -298,6 +298,8 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
         '<noscript><p class="rcp-noscript">The filters need JavaScript; every model is '
         "listed below.</p></noscript>"
         f'<div class="rcp-groups">{_groups(catalog, cards, base)}</div>'
+        # A button, not a link: the theme's instant navigation would reload the page.
         '<p class="rcp-empty" hidden>No model matches these filters. '
-        f'<a href="{e(base or "./")}" data-rcp-clear>Clear the filters</a>.</p></div></div>'
+        '<button type="reset" form="rcp-filters" class="rcp-link-button" data-rcp-clear>'
+        "Clear the filters</button></p></div></div>"
     )
