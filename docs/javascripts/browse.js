@@ -2,7 +2,8 @@
 // filter option, keep the filters in the URL (each change is a history entry, so back and
 // forward step through them; a shared link restores them). The URL is written a moment after
 // the cards are shown (history.pushState costs more than the filtering itself), once per
-// typed search, and at once when a link is followed or the page is left.
+// typed search, and at once when a link is followed or the page is left; changes made within
+// that moment share one entry.
 //
 // The cards, their facet values, their search text, the options and their labels are all in
 // the static HTML, made at build time (site_plugins/recipes/browse.py, whose docstring states
@@ -117,7 +118,10 @@
         const n = groupShown[index];
         if (n === group.shown) return;
         group.el.hidden = n === 0;
-        group.el.dataset.span = String(Math.min(n, 3)); // columns it takes (browse.css)
+        if (n) {
+          group.el.dataset.span = String(Math.min(n, 3)); // columns it takes (browse.css)
+          group.el.style.setProperty("--n", String(n)); // its height until laid out
+        }
         if (group.count) group.count.textContent = String(n);
         group.shown = n;
       });
@@ -225,7 +229,6 @@
         this.typing = false;
       });
       const changed = () => {
-        this.flushURL(); // a search still being written gets its own entry
         this.typing = false;
         this.apply();
         this.queueURL("push", URL_DELAY_MS);

@@ -142,12 +142,12 @@ class Filter:
 
 
 FILTERS: tuple[Filter, ...] = (
-    Filter("task", "Task", "All tasks"),
-    Filter("hardware", "Hardware", "Any hardware"),
-    Filter("precision", "Precision", "Any precision"),
-    Filter("arch", "Architecture", "MoE or dense"),
-    Filter("size", "Size", "Any size"),
-    Filter("provider", "Provider", "All providers"),
+    Filter("task", "Task", "Any"),
+    Filter("hardware", "Hardware", "Any"),
+    Filter("precision", "Precision", "Any"),
+    Filter("arch", "Architecture", "Any"),
+    Filter("size", "Size", "Any"),
+    Filter("provider", "Provider", "Any"),
 )
 
 
@@ -264,7 +264,7 @@ def _groups(catalog: Data, cards: Sequence[BrowseCard], base: str) -> str:
         heading = f"rcp-g{index}"
         sections.append(
             f'<section class="rcp-group" aria-labelledby="{heading}" '
-            f'data-span="{min(len(members), 3)}">'
+            f'data-span="{min(len(members), 3)}" style="--n: {len(members)}">'
             f'<h2 class="rcp-group-title" id="{heading}">{e(provider)} '
             f'<span class="rcp-group-count" data-rcp-group-count>{len(members)}</span></h2>'
             f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in members)}</div>'
