@@ -85,6 +85,7 @@ schema: install-py
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build
 	$(PY) -m benchmarks.bench_page
+	$(PY) -m benchmarks.bench_browse
 
 clean:
 	rm -rf site .build .pytest_cache

@@ -1,4 +1,5 @@
-"""What becomes pages: one guide page per model and per variant model id, and the cards.
+"""What becomes pages: one guide page per model and per variant model id (the home page's
+model cards are made in `browse.py`).
 
 A model page's Markdown is front matter, section headings, *slots* and the recipe's guide.
 A slot is a paragraph holding a per-build random token; after Markdown has run, the slot is
@@ -10,8 +11,7 @@ with raw HTML turned off (see `_safe_markdown.py`).
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Literal
@@ -27,11 +27,9 @@ from ._safe_markdown import safe_href
 
 __all__ = [
     "KEYS_MARKER",
-    "BrowseCard",
     "GeneratedPage",
     "Section",
     "VariantPage",
-    "browse_html",
     "format_context",
     "model_page",
     "page_href",
@@ -354,122 +352,3 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)
     return page
-
-
-# ------------------------------------------------------------------------ browse page
-
-
-@dataclass(frozen=True)
-class BrowseCard:
-    hf_id: str
-    recipe: Data
-    runs_on: list[str]
-    """Hardware ids the builder has a command for (any variant)."""
-
-
-FACETS = (
-    ("provider", "Provider", "All providers"),
-    ("task", "Task", "All tasks"),
-    ("hardware", "Hardware", "Any hardware"),
-    ("arch", "Architecture", "Any architecture"),
-    ("precision", "Precision", "Any precision"),
-)
-
-
-def _facets(card: BrowseCard) -> dict[str, list[str]]:
-    recipe = card.recipe
-    precisions: list[str] = []
-    for variant in recipe["variants"].values():
-        if variant["precision"] not in precisions:
-            precisions.append(variant["precision"])
-    return {
-        "provider": [recipe["meta"]["provider"]],
-        "task": list(recipe["meta"]["tasks"]),
-        "hardware": list(card.runs_on),
-        "arch": [recipe["model"]["architecture"]],
-        "precision": precisions,
-    }
-
-
-def _search_text(card: BrowseCard) -> str:
-    meta, model = card.recipe["meta"], card.recipe["model"]
-    words = [meta["title"], meta["provider"], model["model_id"], meta["description"],
-             meta.get("performance_headline", "")]
-    words += [v.get("model_id") or "" for v in card.recipe["variants"].values()]
-    return re.sub(r"\s+", " ", " ".join(words)).strip().lower()
-
-
-def _card(catalog: Data, card: BrowseCard, base: str) -> str:
-    meta = card.recipe["meta"]
-    names = [catalog["hardware"][hw]["display_name"] for hw in card.runs_on]
-    shown = names[:6]
-    more = f'<span class="rcp-chip rcp-chip-more">+{len(names) - 6}</span>' if names[6:] else ""
-    hw_html = "".join(f'<span class="rcp-chip rcp-chip-hw">{e(n)}</span>' for n in shown)
-    badges = model_badges(card.recipe)[:-1]  # the minimum vLLM version is for the page
-    facets = json.dumps(_facets(card), ensure_ascii=False, separators=(",", ":"))
-    return (
-        f'<article class="rcp-card" data-facets="{e(facets)}" data-text="{e(_search_text(card))}">'
-        '<div class="rcp-card-top">'
-        f'<span class="rcp-card-provider">{e(meta["provider"])}</span>'
-        f'<span class="rcp-card-date">Updated {e(meta["date_updated"])}</span></div>'
-        f'<h2 class="rcp-card-title"><a class="rcp-card-link" '
-        f'href="{e(page_href(base, card.hf_id))}">'
-        f'{e(meta["title"])}</a></h2>'
-        f'<p class="rcp-card-id"><code>{e(card.hf_id)}</code></p>'
-        f'<p class="rcp-card-desc">{e(meta["description"])}</p>'
-        f'<div class="rcp-badges">{"".join(badges)}{_task_chips(card.recipe)}</div>'
-        f'<div class="rcp-card-hw"><span class="rcp-row-label">Runs on</span>{hw_html}{more}'
-        "</div></article>"
-    )
-
-
-def _options(values: Iterable[tuple[str, str]]) -> str:
-    return "".join(f'<option value="{e(v)}">{e(label)}</option>' for v, label in values)
-
-
-def _select(catalog: Data, cards: list[BrowseCard], key: str, label: str, empty: str) -> str:
-    seen: dict[str, None] = {}
-    for card in cards:
-        seen.update(dict.fromkeys(_facets(card)[key]))
-    if key == "hardware":
-        groups = []
-        for brand_id, brand in catalog["brands"].items():
-            ids = [hw for hw, spec in catalog["hardware"].items()
-                   if spec["brand"] == brand_id and hw in seen]
-            if ids:
-                groups.append(
-                    f'<optgroup label="{e(brand["display_name"])}">'
-                    + _options((hw, catalog["hardware"][hw]["display_name"]) for hw in ids)
-                    + "</optgroup>"
-                )
-        body = "".join(groups)
-    elif key == "task":
-        body = _options((t, TASKS.get(t, t)) for t in TASKS if t in seen)
-    elif key == "arch":
-        body = _options((a, ARCHITECTURES.get(a, a)) for a in sorted(seen))
-    else:
-        body = _options((v, v) for v in sorted(seen, key=str.lower))
-    return (
-        f'<label class="rcp-filter"><span class="rcp-filter-label">{e(label)}</span>'
-        f'<select name="{key}" data-filter="{key}"><option value="">{e(empty)}</option>'
-        f"{body}</select></label>"
-    )
-
-
-def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
-    """Filters and one card per recipe; every card is in the static HTML."""
-    selects = "".join(_select(catalog, cards, *facet) for facet in FACETS)
-    total = len(cards)
-    return (
-        '<div class="rcp-browse" data-rcp-browse data-search-exclude>'
-        '<form class="rcp-filters" role="search" aria-label="Filter models">'
-        '<label class="rcp-filter rcp-filter-q"><span class="rcp-filter-label">Search</span>'
-        '<input type="search" name="search" data-filter="search" autocomplete="off" '
-        'placeholder="Model, provider, checkpoint…"></label>'
-        f'{selects}<button type="reset" class="rcp-reset">Clear</button></form>'
-        f'<p class="rcp-count" aria-live="polite"><span data-rcp-count>{total}</span> of '
-        f"{total} models</p>"
-        f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in cards)}</div>'
-        '<p class="rcp-empty" hidden>No model matches these filters. '
-        '<a href="?" data-rcp-clear>Clear the filters</a>.</p></div>'
-    )

@@ -35,16 +35,15 @@ from vllm_recipes.loader import Catalog, load_catalog
 from . import api, deployments, machine
 from ._safe_markdown import SafeMarkdown
 from .assets import MissingAsset, site_assets
+from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
 from .memo import BuildMemo, digest
 from .pages import (
     KEYS_MARKER,
-    BrowseCard,
     GeneratedPage,
     Section,
     VariantPage,
-    browse_html,
     model_page,
     relative_root,
     selection_keys_html,
