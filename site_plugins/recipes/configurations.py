@@ -308,6 +308,21 @@ def _selection_words(join: Data) -> str:
     return join["summary"] + (f" — with {', '.join(chosen)}" if chosen else "")
 
 
+def drift_html(x: Data) -> str:
+    """The recipe settings a configuration says it kept that today's recipe sets otherwise:
+    the recipe changed since (not something the configuration changed)."""
+    join = x["join"]
+    if join is None or not join["recipe_changed"]:
+        return ""
+    names = ", ".join(f"<code>{e(claim)}</code>" for claim in join["recipe_changed"])
+    cited = (x.get("recipe_claims") or {}).get("recipe")
+    source = f" as of <code>{e(cited)}</code>" if cited else ""
+    n = len(join["recipe_changed"])
+    return (f'<p class="cfg-join-drift"><span class="cfg-join-label">Recipe changed since</span> '
+            f"{names}: kept from the recipe{source} when this configuration was built; today's "
+            f"recipe sets {'them' if n != 1 else 'it'} otherwise.</p>")
+
+
 def join_html(x: Data, *, theirs: str) -> str:
     """The closest selection, its link, and the per-role diffs folded."""
     join = x["join"]
@@ -328,7 +343,7 @@ def join_html(x: Data, *, theirs: str) -> str:
         f'<p class="cfg-join-head"><span class="cfg-join-label">Closest builder selection</span>'
         f' {e(_selection_words(join))}{note}</p>'
         f'<p class="cfg-join-diff"><span class="cfg-join-label">Differences</span> '
-        f'{e(join["diff_summary"])}</p>'
+        f'{e(join["diff_summary"])}</p>{drift_html(x)}'
         f'<p class="cfg-join-links"><a class="cfg-open" href="{e(join["builder_url"])}">Open in '
         "the builder</a></p>"
         f'<details class="cfg-diff"><summary>Flag-level diff</summary>{"".join(roles)}</details>'
@@ -361,7 +376,7 @@ def model_list_html(entries: list[Data], base: str) -> str:
             detail = (f'<p class="cfg-model-diff"><span class="cfg-join-label">Closest</span> '
                       f'{e(_selection_words(join))}</p><p class="cfg-model-diff">'
                       f'<span class="cfg-join-label">Differences</span> '
-                      f'{e(join["diff_summary"])}</p>')
+                      f'{e(join["diff_summary"])}</p>{drift_html(x)}')
             link = (f'<a class="cfg-open" href="{e(join["builder_url"])}">Open in the '
                     "builder</a>")
         items.append(
