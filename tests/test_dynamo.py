@@ -24,6 +24,7 @@ import pytest
 from builder import dynamo
 from builder.dynamo_view import page_state
 from builder.errors import SelectionError
+from tests import prose_runs
 from tests.htmltree import Node, parse
 from tests.recipes_data import RECIPES, ROOT
 from vllm_recipes.deployments import json_schema, load_deployments
@@ -313,14 +314,6 @@ def test_steps_carry_the_reference_commands(combo: tuple[str, str, str]) -> None
     assert commands == "\n".join(s["shell"] for s in result["steps"]).splitlines()
 
 
-REFERENCE = (Path(__file__).resolve().parents[2]
-             / "shared/reference/dynamo-deepseek-v4.1-flash-deployments.txt")
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z]+", re.sub(r"`[^`]*`", " ", text).lower())
-
-
 def _our_prose() -> list[str]:
     """Every sentence we wrote: the data's prose fields and the builder's step and
     prerequisite texts (not facts such as layouts, reasons, paths or numbers)."""
@@ -339,17 +332,13 @@ def _our_prose() -> list[str]:
 
 
 def test_our_prose_is_in_our_own_words() -> None:
-    """No run of 10 words of the reference page's text appears in what we wrote."""
-    if not REFERENCE.exists():
-        pytest.skip("the reference page is not next to this checkout")
-    size = 10
-    page = _words(REFERENCE.read_text(encoding="utf-8"))
-    runs = {tuple(page[i:i + size]) for i in range(len(page) - size + 1)}
-    copied = set()
+    """No run of 10 words of the reference page's text appears in what we wrote (its runs are
+    kept as fingerprints, see tests/prose_runs.py)."""
+    reference = prose_runs.read("dynamo-deepseek-v4.1-flash-deployments")
+    assert len(reference) > 500
+    copied: set[str] = set()
     for text in _our_prose():
-        words = _words(text)
-        copied |= {" ".join(words[i:i + size]) for i in range(len(words) - size + 1)
-                   if tuple(words[i:i + size]) in runs}
+        copied |= prose_runs.copied_runs(prose_runs.words(text), reference)
     assert not copied, sorted(copied)
 
 

@@ -10,19 +10,18 @@ from __future__ import annotations
 import copy
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from builder import SelectionError, build
+from tests import prose_runs
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
 from vllm_recipes.cli import main as cli
 from vllm_recipes.vllm_flags import check_serve_argv
 
 HF_ID = "deepseek-ai/DeepSeek-V4.1-Flash"
 MODEL_1017 = "deepseek-ai/DeepSeek-V4.1-Flash-1017"
-PAGE = Path(__file__).resolve().parents[2] / "shared/reference/deepseek-v4.1-flash-recipe-page.txt"
 
 NVIDIA = ["h200", "b200", "b300", "gb200", "gb300", "dgx_station_gb300"]
 AMD = ["mi300x", "mi325x", "mi350x", "mi355x"]
@@ -501,30 +500,12 @@ def test_guide__keeps_the_facts_users_need(fact: str) -> None:
     assert fact in _guide()
 
 
-def _prose_words(text: str) -> list[str]:
-    """The words of `text` outside code (fences, `spans`, command lines); numbers dropped."""
-    kept = []
-    fenced = False
-    for line in text.splitlines():
-        if line.strip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or line.startswith((" ", "curl", "export", "--", "CUDA_", "{")):
-            continue
-        kept.append(re.sub(r"`[^`]*`", " ", line))
-    return re.findall(r"[a-z]+", " ".join(kept).lower())
-
-
 def test_guide__is_written_in_our_own_words() -> None:
-    """No run of 10 words of the page's prose appears in the guide."""
-    if not PAGE.exists():
-        pytest.skip("the reference page is not next to this checkout")
-    size = 10
-    page = _prose_words(PAGE.read_text(encoding="utf-8"))
-    page_runs = {tuple(page[i:i + size]) for i in range(len(page) - size + 1)}
-    guide = _prose_words(_guide())
-    copied = {" ".join(guide[i:i + size]) for i in range(len(guide) - size + 1)
-              if tuple(guide[i:i + size]) in page_runs}
+    """No run of 10 words of the page's prose appears in the guide (the page's runs are kept
+    as fingerprints, see tests/prose_runs.py)."""
+    reference = prose_runs.read("deepseek-v4.1-flash-recipe-page")
+    assert len(reference) > 1000
+    copied = prose_runs.copied_runs(prose_runs.prose_words(_guide()), reference)
     assert not copied, sorted(copied)
 
 
