@@ -20,7 +20,7 @@ import json
 import math
 
 from .compose import Context, builder_origin, serve_command, tool_command
-from .summary import layout_text, parallel_sizes
+from .summary import device_count, layout_text, parallel_sizes
 from .types import Command
 
 __all__ = ["CONFIG_PATH", "kv_store_summary", "kv_store_volumes", "render_kv_store"]
@@ -114,7 +114,7 @@ def kv_store_summary(ctx: Context, commands: list[Command]) -> str:
     gpus = math.prod(parallel_sizes(argv).values())
     kind = "centralized" if _centralized(ctx) else "distributed"
     return (f"{ctx.nodes} nodes · {ctx.strategy['short_label']} · {ctx.nodes}× {engine} "
-            f"({gpus}× {ctx.hw['display_name']} each) + Mooncake {kind} store · "
+            f"({device_count(gpus, ctx.hw)} each) + Mooncake {kind} store · "
             f"{ctx.variant_label}")
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from .arglist import ArgList
 from .compose import Context, builder_origin, serve_command
 from .env import EnvMap
-from .summary import layout_text
+from .summary import device_count, layout_text
 from .types import Command
 
 __all__ = ["DP_RPC_PORT", "Placement", "multi_node_summary", "placement_args", "render_multi_node",
@@ -159,5 +159,5 @@ def render_multi_node(ctx: Context) -> list[Command]:
 def multi_node_summary(ctx: Context, commands: list[Command]) -> str:
     argv = commands[0]["argv"]
     gpus = ctx.nodes * ctx.parallel_size()[0]
-    return (f"{ctx.nodes} nodes · {gpus}× {ctx.hw['display_name']} · "
+    return (f"{ctx.nodes} nodes · {device_count(gpus, ctx.hw)} · "
             f"{ctx.strategy['short_label']} ({layout_text(argv)}) · {ctx.variant_label}")

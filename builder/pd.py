@@ -31,7 +31,7 @@ from .arglist import ArgList
 from .compose import Context, builder_origin, tool_command
 from .hardware_keys import ranked
 from .multi_node import Placement, server_commands, size_args
-from .summary import layout_text
+from .summary import device_count, layout_text
 from .types import Command, Data, Note, Origin
 from .vocabulary import CONNECTORS
 
@@ -142,7 +142,7 @@ def pd_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str) -> str |
         if memory < variant["vram_minimum_gb"]:
             label = variant.get("label") or variant_id
             return (f"{label} needs {variant['vram_minimum_gb']} GB and the {pool.name} pool "
-                    f"({p.nodes * p.gpus}× {hw['display_name']}) has {memory} GB")
+                    f"({device_count(p.nodes * p.gpus, hw)}) has {memory} GB")
     return None
 
 
@@ -281,7 +281,7 @@ def pd_summary(ctx: Context, commands: list[Command]) -> str:
         p = pool.placement
         count = f"{p.nodes}×{p.gpus}" if p.nodes > 1 else str(p.gpus)
         parts.append(f"{NAMES[pool.name]} {layout_text(head['argv'])} "
-                     f"({count}× {ctx.hw['display_name']})")
+                     f"({device_count(count, ctx.hw)})")
     return f"{where} · PD · {' · '.join(parts)} · {connector} · {ctx.variant_label}"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .compose import Context, serve_command
-from .summary import layout_text, parallel_sizes
+from .summary import device_count, layout_text, parallel_sizes
 from .types import Command
 
 __all__ = ["render_single_node", "single_node_summary"]
@@ -23,5 +23,5 @@ def single_node_summary(ctx: Context, commands: list[Command]) -> str:
     gpus = 1
     for size in parallel_sizes(argv).values():
         gpus *= size
-    return (f"{gpus}× {ctx.hw['display_name']} · {ctx.strategy['short_label']} "
+    return (f"{device_count(gpus, ctx.hw)} · {ctx.strategy['short_label']} "
             f"({layout_text(argv)}) · {ctx.variant_label}")

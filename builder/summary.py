@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["layout_text", "parallel_sizes"]
+__all__ = ["device_count", "layout_text", "parallel_sizes"]
 
 SIZE_FLAGS = (("--tensor-parallel-size", "TP"), ("--data-parallel-size", "DP"),
               ("--pipeline-parallel-size", "PP"))
@@ -14,6 +14,17 @@ def parallel_sizes(argv: list[str]) -> dict[str, int]:
     for flag, name in SIZE_FLAGS:
         sizes[name] = int(argv[argv.index(flag) + 1]) if flag in argv else 1
     return sizes
+
+
+def device_count(count: int | str, hw: dict[str, object]) -> str:
+    """"8× H200": a count of the hardware's devices. A display name that already ends in
+    its GPU count ("RTX PRO 6000 8×", a fixed box) loses that suffix, so the count is said
+    once."""
+    name = str(hw["display_name"])
+    suffix = f" {hw['gpu_count']}×"
+    if name.endswith(suffix):
+        name = name[: -len(suffix)]
+    return f"{count}× {name}"
 
 
 def layout_text(argv: list[str]) -> str:

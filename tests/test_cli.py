@@ -198,7 +198,8 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
     assert out.returncode == 0, out.stderr
     notes = json.loads(out.stdout)["notes"]
     assert notes[0]["title"] == "Spec decoding is off"
-    assert "DSpark needs the FP8 (0731) or DSpark checkpoint" in notes[0]["body"]
+    assert ("DSpark needs the FP8 (0731) or FP4+FP8 (Preview) + DSpark checkpoint"
+            in notes[0]["body"])
     state = page_state(builder_catalog(), builder_recipe("deepseek-ai/DeepSeek-V4-Flash"),
                        {"variant": "fp8"})
     assert "Spec decoding is off" in str(state["html"])

@@ -36,7 +36,9 @@ DIFFERENCES = {
     "opt_in_features": "format v2: `opt_in: true` on each feature",
     "variants.default.supported_hardware": "format v2: `hardware`, brand/generation keys",
     "variants.nvfp4.supported_hardware": "format v2: NVFP4 implies Blackwell; no list needed",
-    "variants.dspark.supported_hardware": "format v2: `hardware`, brand keys",
+    "variants.dspark": "renamed preview_dspark: `dspark` is also a spec_decoding mode "
+                       "(issue 10.6)",
+    "variants.fp8.label": "says what the weights are: FP4+FP8 (Preview) (issue 10.6)",
     "variants.ascend_w8a8.supported_hardware": "format v2: `hardware`",
     "variants.ascend_w8a8.tp": "`--tensor-parallel-size 8` is an argument of every strategy on "
                                "the 910C (DP2 + TP8), not the Tensor Parallel size",
@@ -46,7 +48,7 @@ DIFFERENCES = {
     "hardware_notes.ascend_910c": "the link is inline in the note's text",
     **{f"variants.{v}.hardware_overrides.dgx_spark_gb10": "the DGX Spark settings are written "
        "once, in the recipe's hardware_overrides (every checkpoint on Spark needs them)"
-       for v in ("default", "fp8", "nvfp4", "dspark")},
+       for v in ("default", "fp8", "nvfp4")},
 }
 """Every key (dotted path, or a prefix of it) where our document differs from the reference,
 with the reason. The test fails when this is not exactly the set of differing keys."""
@@ -290,3 +292,49 @@ def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
         assert command["docker_argv"] in [c["docker_argv"] for c in result["commands"]], where
         assert result["selection"]["strategy"] == command["strategy"], where
         assert result["selection"]["hardware"] == command["hardware"], where
+
+
+def _documented_fields() -> tuple[set[str], set[str]]:
+    """The `recommended_command` fields the API page's table names, and those it marks
+    *full only* (absent from per-selection files)."""
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    table = text.split("<!-- recommended-command-fields -->")[1].split("<!-- /")[0]
+    fields: set[str] = set()
+    full_only: set[str] = set()
+    for row in (line for line in table.splitlines() if line.startswith("| `")):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        names = {n.strip("` ") for n in cells[0].split(",")}
+        fields |= names
+        if cells[2].startswith("*full only*"):
+            full_only |= names
+    return fields, full_only
+
+
+def test_the_api_page_documents_every_recommended_command_field(built_site: BuiltSite) -> None:
+    fields, full_only = _documented_fields()
+    assert {"selection", "command", "by_hardware"} <= fields
+    seen_full: set[str] = set()
+    seen_compact: set[str] = set()
+    for path in _json_files(built_site):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or "recommended_command" not in doc:
+            continue
+        keys = set(doc["recommended_command"])
+        assert keys <= fields, f"{path}: undocumented {sorted(keys - fields)}"
+        assert "widget_html" not in doc, path
+        if "title" in doc:  # a variant's document
+            assert set(doc) == {"hf_id", "recipe", "variant", "title", "recipe_json",
+                                "recommended_command"}, path
+        elif "recipe_json" in doc:  # a per-selection file (of the recipe or of a variant id)
+            own = {"hf_id", "recipe_json", "recommended_command"}
+            assert set(doc) in (own, own | {"recipe", "variant"}), path
+            assert not keys & full_only, f"{path}: has {sorted(keys & full_only)}"
+            seen_compact |= keys
+            continue
+        else:
+            assert {"hf_id", "meta", "model", "variants", "file", "guide"} <= set(doc), path
+            assert "title" not in doc, path
+        assert fields <= keys | {"commands"}, path
+        seen_full |= keys
+    assert seen_full == fields
+    assert seen_compact == fields - full_only

@@ -173,7 +173,7 @@ def test_pools_must_hold_the_model() -> None:
         build(builder_catalog(), recipe, {"strategy": "pd_cluster", "hardware": "h200"})
     assert error.value.key == "strategy"
     assert error.value.reason == (
-        "1017 needs 614 GB and the prefill pool (2× H200) has 282 GB")
+        "MXFP4+MXFP8 (1017) needs 614 GB and the prefill pool (2× H200) has 282 GB")
 
 
 def test_notes_name_the_router_package_and_the_variables() -> None:

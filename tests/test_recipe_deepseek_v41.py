@@ -66,7 +66,7 @@ def test_checkpoints__1017_is_the_default_variant() -> None:
     result = run()
     assert result["selection"]["variant"] == "default"
     assert result["model_id"] == MODEL_1017
-    assert builder_recipe(HF_ID)["variants"]["default"]["label"] == "1017"
+    assert builder_recipe(HF_ID)["variants"]["default"]["label"] == "MXFP4+MXFP8 (1017)"
 
 
 def test_checkpoints__fp8_0909_is_the_launch_repo_and_the_recipe_id_means_the_default() -> None:
@@ -74,7 +74,7 @@ def test_checkpoints__fp8_0909_is_the_launch_repo_and_the_recipe_id_means_the_de
     # is the repository's own weights, picked with variant=fp8.
     assert catalog().find(HF_ID) == (HF_ID, "default")
     assert catalog().find(MODEL_1017) == (HF_ID, "default")
-    assert builder_recipe(HF_ID)["variants"]["fp8"]["label"] == "FP8 (0909)"
+    assert builder_recipe(HF_ID)["variants"]["fp8"]["label"] == "MXFP4+MXFP8 (0909)"
     assert run(variant="fp8")["model_id"] == HF_ID
 
 

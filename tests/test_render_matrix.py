@@ -6,6 +6,7 @@ checked against vLLM's options plus the listed vLLM-Omni ones."""
 from __future__ import annotations
 
 import itertools
+import re
 import shlex
 from collections.abc import Iterator
 
@@ -69,6 +70,9 @@ def _check(result: dict) -> list[str]:
             shlex.split(docker_text.replace("\\\n", "")) != command["docker_argv"]
         ):
             problems.append(f"{command['label']}: docker text does not round-trip")
+    # The summary says a device count once ("8× RTX PRO 6000", not "8× RTX PRO 6000 8×").
+    if re.search(r"\d× [^·(]*\d×", result["summary"]):
+        problems.append(f"summary repeats a count: {result['summary']}")
     return problems
 
 

@@ -406,11 +406,23 @@ class _Checker:
             self.add(("meta", "date_updated"), f"{meta.date_updated} is before date_added "
                                                f"({meta.date_added})")
 
+    def names(self) -> None:
+        """A variant id is not also a mode id of one of the recipe's features: in a URL,
+        `variant=dspark` and `spec_decoding=dspark` would read as the same choice."""
+        modes = {mode: fid for fid, feature in self.recipe.features.items()
+                 for mode in (feature.modes or {})}
+        for variant_id in self.recipe.variants:
+            if variant_id in modes:
+                self.add(("variants", variant_id),
+                         f"the variant id is also a mode of features.{modes[variant_id]}; "
+                         "give the variant another id")
+
     def run(self) -> list[Located]:
         self.references()
         self.flags()
         self.anchors()
         self.dates()
+        self.names()
         if self.problems:
             return self.problems
         catalog = publish(self.hardware)
