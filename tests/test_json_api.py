@@ -39,6 +39,7 @@ DIFFERENCES = {
     "variants.dspark": "renamed preview_dspark: `dspark` is also a spec_decoding mode "
                        "(issue 10.6)",
     "variants.fp8.label": "says what the weights are: FP4+FP8 (Preview) (issue 10.6)",
+    "features.spec_decoding.modes.dspark.variants": "the dspark variant is preview_dspark",
     "variants.ascend_w8a8.supported_hardware": "format v2: `hardware`",
     "variants.ascend_w8a8.tp": "`--tensor-parallel-size 8` is an argument of every strategy on "
                                "the 910C (DP2 + TP8), not the Tensor Parallel size",
