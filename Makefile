@@ -13,12 +13,14 @@ PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
-.PHONY: help install install-py install-js install-browser build serve test test-fast lint bench schema clean
+.PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
+	lint bench schema clean
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
 	@echo "make test    install what is missing, run every test (unit, golden, property, site, browser)"
 	@echo "make build   build the static site into site/"
+	@echo "make dev     serve the site while you edit recipes: each save rebuilds what changed"
 	@echo "make bench   build-time, size and page-load benchmarks"
 	@echo "make lint    ruff"
 
@@ -43,6 +45,14 @@ install-browser:
 	      apt-get install -y -qq chromium; }; }; \
 	fi
 
+# Debian's nginx, for the browser test that serves the site under a sub-path from it (the test
+# starts and stops its own nginx; the package's service is not used).
+install-nginx:
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+	  apt-get update -qq && apt-get install -y -qq nginx-light && \
+	  { systemctl disable --now nginx 2>/dev/null || service nginx stop 2>/dev/null || true; }; \
+	fi
+
 install: install-py install-js
 
 build: install
@@ -50,10 +60,14 @@ build: install
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build
-	@echo "Serving site/ on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
-	$(PY) -m http.server $(PORT) --bind $(HOST) --directory site
+	@$(PY) -m site_plugins.serve --host $(HOST) --port $(PORT) site
 
-test: install install-browser
+# For recipe authors: mkdocs' dirty rebuilds; the recipes plugin re-renders only the recipes
+# whose data changed (site_plugins/recipes/memo.py).
+dev: install
+	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
+
+test: install install-browser install-nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n auto
 
@@ -71,6 +85,7 @@ schema: install-py
 bench: install install-browser
 	$(PY) -m benchmarks.bench_build
 	$(PY) -m benchmarks.bench_page
+	$(PY) -m benchmarks.bench_browse
 
 clean:
 	rm -rf site .build .pytest_cache

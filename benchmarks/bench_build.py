@@ -1,25 +1,39 @@
-"""Site build time and size for the real catalog and for copies of it 10× and 100× as large.
+"""Issue 17's build-side targets, measured on this machine, each printed next to its target.
 
-Each copy of a recipe gets new model ids (the recipe's and its variants', suffixed `-x007`)
-in a temporary recipe tree; the site is built from it with `mkdocs build --strict` (the
-plugin reads RECIPES_DIR), as `make build` does, and the output is measured.
+    build       `mkdocs build --strict` of a synthetic catalogue of N recipes made from the real
+                ones (every recipe copied with new model ids until N), ms per recipe at the
+                largest N, and the ratio of the largest to the smallest build (linear: 10× the
+                recipes in ≤ 11× the time); peak memory of the build or any of its workers
+    JSON        the real catalogue's JSON endpoints alone (`render_recipe` + `api`), in the
+                build's own worker pool, ms per recipe; and the bytes of JSON per recipe of
+                the real catalogue's site (documents, renderings, catalog-wide files)
+    builder     `builder.build` for a single-node selection, median, fresh per call (what
+                the CLI does) and on a recipe's `Builder` (what the build and the page do)
+    CLI         `vllm-recipes HF_ID` wall time, median of 5 runs once its cache is filled
+                (and the first run, which validates the recipe)
+    rebuild     `make dev` (`mkdocs serve --dirty`) on a copy of the real tree: after one
+                recipe is edited, the seconds until the site is rebuilt
 
-    python -m benchmarks.bench_build                  scales 1, 10, 100
-    python -m benchmarks.bench_build --scales 1,10    quicker
-    python -m benchmarks.bench_build --workers 1      render recipes in-process (no pool)
+    python -m benchmarks.bench_build                 everything (counts 100 and 1000)
+    python -m benchmarks.bench_build --counts 50,500 --skip rebuild
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,66 +41,71 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
+SINGLE_NODE = ("deepseek-ai/DeepSeek-V4-Flash", {"hardware": "h200"})
+CLI_ID = "deepseek-ai/DeepSeek-V4-Flash"
 
 
-def recipe_tree(target: Path, scale: int) -> int:
-    """Write a recipe tree with `scale` copies of every recipe; returns the recipe count."""
-    shutil.copy(RECIPES / "hardware.yaml", target / "hardware.yaml")
-    shutil.copytree(RECIPES / "strategies", target / "strategies")
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    value: float
+    unit: str
+    target: float | None = None
+    """Upper bound; None: reported, no target."""
+
+    def row(self) -> str:
+        value = f"{self.value:,.1f}" if self.value < 100 else f"{self.value:,.0f}"
+        if self.target is None:
+            return f"  {self.name:<46} {value:>9} {self.unit:<10} (reported)"
+        verdict = "holds" if self.value <= self.target else "MISSED"
+        return (f"  {self.name:<46} {value:>9} {self.unit:<10} target ≤ {self.target:g} "
+                f"{self.unit}: {verdict}")
+
+
+# --------------------------------------------------------------------------- synthetic trees
+
+
+def _ids(path: Path) -> list[str]:
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    ids = [data["model"]["model_id"]]
+    ids += [v["model_id"] for v in data.get("variants", {}).values()
+            if v.get("model_id") and v["model_id"] not in ids]
+    return ids
+
+
+def synthetic_tree(target: Path, count: int) -> int:
+    """A recipe tree with `count` recipes: the real ones, then copies of them with every model
+    id suffixed (`-x001`, ...); the configurations and deployments stay the real ones'."""
+    for name in ("hardware.yaml", "schema.json"):
+        shutil.copy(RECIPES / name, target / name)
+    for name in ("strategies", "configurations", "deployments"):
+        shutil.copytree(RECIPES / name, target / name)
     sources = sorted((RECIPES / "models").glob("*/*.yaml"))
-    if scale == 1:
-        shutil.copytree(RECIPES / "models", target / "models")
-        return len(sources)
-    count = 0
-    for source in sources:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
-        for copy in range(scale):
-            recipe = _renamed(data, f"-x{copy:03d}")
-            org, repo = recipe["model"]["model_id"].split("/")
-            path = target / "models" / org / f"{repo}.yaml"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(recipe, sort_keys=False, allow_unicode=True),
-                            encoding="utf-8")
-            count += 1
-    return count
+    made = 0
+    for copy in range(count // len(sources) + 1):
+        for source in sources:
+            if made == count:
+                return made
+            text = source.read_text(encoding="utf-8")
+            guide = source.with_suffix(".md").read_text(encoding="utf-8")
+            name = source.stem
+            if copy:
+                suffix = f"-x{copy:03d}"
+                for model_id in sorted(_ids(source), key=len, reverse=True):
+                    text = re.sub(re.escape(model_id) + r"(?![\w.-])", model_id + suffix, text)
+                name += suffix
+            out = target / "models" / source.parent.name / f"{name}.yaml"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            out.with_suffix(".md").write_text(guide, encoding="utf-8")
+            made += 1
+    return made
 
 
-def _renamed(data: dict[str, Any], suffix: str) -> dict[str, Any]:
-    recipe = yaml.safe_load(yaml.safe_dump(data))  # a deep copy
-    recipe["model"]["model_id"] += suffix
-    recipe["meta"]["title"] += suffix
-    recipe["meta"]["slug"] += suffix.lower()
-    recipe["meta"]["related_recipes"] = []
-    for variant in recipe["variants"].values():
-        if variant.get("model_id"):
-            variant["model_id"] += suffix
-    return recipe
-
-
-def site_stats(site: Path) -> dict[str, int]:
-    sizes: Counter[str] = Counter()
-    counts: Counter[str] = Counter()
-    for path in site.rglob("*"):
-        if not path.is_file():
-            continue
-        parts = path.relative_to(site).parts
-        kind = ("assets" if parts[0] == "assets" else
-                "search" if parts[0] == "search" else
-                path.suffix.lstrip(".") or "other")
-        if kind not in {"assets", "search", "html", "json"}:
-            kind = "other"
-        sizes[kind] += path.stat().st_size
-        counts[kind] += 1
-    return {**{f"{k}_bytes": v for k, v in sizes.items()},
-            **{f"{k}_files": v for k, v in counts.items()},
-            "total_bytes": sum(sizes.values()), "total_files": sum(counts.values())}
-
-
-def build(recipes: Path, site: Path, workers: str | None) -> tuple[float, int]:
-    """(seconds, peak RSS in MB of the build or any of its workers)."""
+def mkdocs_build(recipes: Path, site: Path) -> tuple[float, int]:
+    """(seconds, peak RSS in MB of this build's processes) of `mkdocs build --strict`."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "RECIPES_DIR": str(recipes)}
-    if workers is not None:
-        env["RECIPES_WORKERS"] = workers
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     run = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
@@ -95,38 +114,178 @@ def build(recipes: Path, site: Path, workers: str | None) -> tuple[float, int]:
     seconds = time.perf_counter() - start
     if run.returncode != 0:
         sys.exit(f"build failed:\n{run.stdout}{run.stderr}")
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, peak_kb // 1024
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) // 1024
 
 
-def mb(n: int) -> str:
-    return f"{n / 1e6:8.1f}"
+def json_bytes(site: Path) -> int:
+    skip = {"assets", "search"}
+    return sum(p.stat().st_size for p in site.rglob("*.json")
+               if p.relative_to(site).parts[0] not in skip)
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def bench_builds(counts: list[int]) -> Iterator[Figure]:
+    seconds: dict[int, float] = {}
+    peak = 0
+    for count in counts:
+        with tempfile.TemporaryDirectory(prefix=f"bench-build-{count}-") as tmp:
+            recipes = Path(tmp) / "recipes"
+            recipes.mkdir()
+            made = synthetic_tree(recipes, count)
+            took, rss = mkdocs_build(recipes, Path(tmp) / "site")
+        seconds[count] = took
+        peak = max(peak, rss)
+        print(f"    built {made} recipes in {took:.1f} s ({took / made * 1000:.0f} ms/recipe, "
+              f"peak {rss} MB)", flush=True)
+    largest, smallest = max(counts), min(counts)
+    yield Figure(f"build, {largest} recipes", seconds[largest] / largest * 1000, "ms/recipe",
+                 60)
+    if largest != smallest:
+        ratio = seconds[largest] / seconds[smallest]
+        factor = largest / smallest
+        yield Figure(f"build time ratio, {largest} / {smallest} recipes", ratio, "×",
+                     round(factor * 1.1, 1))
+    yield Figure("build peak memory", peak, "MB")
+
+
+def _endpoints(job: tuple[dict[str, Any], dict[str, Any], str]) -> int:
+    from site_plugins.recipes import api
+    from site_plugins.recipes.renderings import render_recipe
+
+    catalog, recipe, guide = job
+    renderings = render_recipe(catalog, recipe)
+    return sum(len(text) for _, text in api.recipe_endpoints(catalog, recipe, guide,
+                                                             renderings, "/"))
+
+
+def bench_json() -> Iterator[Figure]:
+    from vllm_recipes.loader import load_catalog
+
+    catalog = load_catalog(RECIPES)
+    data = catalog.builder_catalog()
+    jobs = [(data, catalog.builder_recipe(h), catalog.guides[h]) for h in catalog.recipes]
+    workers = os.cpu_count() or 1
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(_endpoints, jobs[:workers]))  # started and imported
+        start = time.perf_counter()
+        list(pool.map(_endpoints, jobs))
+        took = time.perf_counter() - start
+    yield Figure(f"JSON endpoints, {len(jobs)} real recipes", took / len(jobs) * 1000,
+                 "ms/recipe", 12.7)
+    with tempfile.TemporaryDirectory(prefix="bench-json-") as tmp:
+        mkdocs_build(RECIPES, Path(tmp) / "site")
+        size = json_bytes(Path(tmp) / "site")
+    yield Figure(f"JSON per recipe, {len(jobs)} real recipes", size / len(jobs) / 1000, "KB",
+                 190)
+
+
+def _median_ms(call: Callable[[], object], runs: int = 300) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def bench_builder() -> Iterator[Figure]:
+    from builder import build
+    from builder.api import Builder
+    from vllm_recipes.loader import load_catalog
+
+    catalog = load_catalog(RECIPES)
+    data = catalog.builder_catalog()
+    hf_id, query = SINGLE_NODE
+    recipe = catalog.builder_recipe(hf_id)
+    assert build(data, recipe, query)["selection"]["nodes"] == "1"
+    yield Figure(f"builder.build, {hf_id.split('/')[1]} on H200", _median_ms(
+        lambda: build(data, recipe, query)), "ms", 1)
+    builder = Builder(data, recipe)
+    yield Figure("  the same on the recipe's Builder", _median_ms(
+        lambda: builder.build(query)), "ms", 1)
+
+
+def bench_cli() -> Iterator[Figure]:
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as cache:
+        env = {**os.environ, "VLLM_RECIPES_CACHE": cache}
+        command = [str(ROOT / ".venv" / "bin" / "vllm-recipes"), CLI_ID]
+        times = []
+        for _ in range(6):
+            start = time.perf_counter()
+            subprocess.run(command, env=env, capture_output=True, check=True)
+            times.append(time.perf_counter() - start)
+    yield Figure(f"vllm-recipes {CLI_ID.split('/')[1]}", statistics.median(times[1:]) * 1000,
+                 "ms", 300)
+    yield Figure("  its first run (validates the recipe)", times[0] * 1000, "ms")
+
+
+def bench_rebuild() -> Iterator[Figure]:
+    """`make dev`'s server on a copy of the tree; edit one recipe; time until rebuilt."""
+    with tempfile.TemporaryDirectory(prefix="bench-rebuild-") as tmp:
+        recipes = Path(tmp) / "recipes"
+        shutil.copytree(RECIPES, recipes)
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "RECIPES_DIR": str(recipes)}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--no-livereload",
+             "-a", "127.0.0.1:8765"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        built: list[tuple[float, float]] = []
+        done = threading.Event()
+
+        def read() -> None:
+            assert server.stdout is not None
+            for line in server.stdout:
+                found = re.search(r"Documentation built in ([\d.]+) seconds", line)
+                if found:
+                    built.append((time.perf_counter(), float(found.group(1))))
+                    done.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        try:
+            if not done.wait(600):
+                sys.exit("mkdocs serve did not finish its first build")
+            done.clear()
+            time.sleep(1)
+            path = recipes / "models" / "deepseek-ai" / "DeepSeek-V4-Flash.yaml"
+            text = path.read_text(encoding="utf-8")
+            edited = time.perf_counter()
+            path.write_text(text.replace("--block-size: 256}", "--block-size: 128}", 1),
+                            encoding="utf-8")
+            if not done.wait(600):
+                sys.exit("mkdocs serve did not rebuild after the edit")
+        finally:
+            server.terminate()
+            server.wait(30)
+        finished, reported = built[-1]
+    yield Figure("dev server rebuild after one recipe edit", reported, "s", 2)
+    yield Figure("  from the edit until rebuilt (with the watcher)", finished - edited, "s")
+
+
+PARTS: dict[str, Callable[..., Iterator[Figure]]] = {
+    "build": bench_builds, "json": bench_json, "builder": bench_builder, "cli": bench_cli,
+    "rebuild": bench_rebuild,
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scales", default="1,10,100")
-    parser.add_argument("--workers", default=None,
-                        help="recipe render processes (default: the plugin's choice)")
+    parser.add_argument("--counts", default="100,1000",
+                        help="synthetic catalogue sizes to build (default 100,1000)")
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: "
+                        + ", ".join(PARTS))
     args = parser.parse_args()
-    scales = [int(s) for s in args.scales.split(",")]
-    print(f"{'scale':>5} {'recipes':>7} {'build s':>8} {'s/recipe':>8} {'peak MB':>7} "
-          f"{'site MB':>8} {'files':>7} {'JSON MB':>8} {'JSON n':>7} {'HTML MB':>8} "
-          f"{'search MB':>9} {'assets MB':>9}")
-    for scale in scales:
-        with tempfile.TemporaryDirectory(prefix=f"bench-build-{scale}x-") as tmp:
-            recipes = Path(tmp) / "recipes"
-            recipes.mkdir()
-            count = recipe_tree(recipes, scale)
-            seconds, peak = build(recipes, Path(tmp) / "site", args.workers)
-            stats = site_stats(Path(tmp) / "site")
-        print(f"{scale:>4}× {count:>7} {seconds:>8.1f} {seconds / count:>8.2f} {peak:>7} "
-              f"{mb(stats['total_bytes'])} {stats['total_files']:>7} "
-              f"{mb(stats.get('json_bytes', 0))} {stats.get('json_files', 0):>7} "
-              f"{mb(stats.get('html_bytes', 0))} {mb(stats.get('search_bytes', 0)):>9} "
-              f"{mb(stats.get('assets_bytes', 0)):>9}", flush=True)
-    print("peak MB: the largest resident set of the build or of any worker so far "
-          "(a running maximum across rows).")
+    skip = {s for s in args.skip.split(",") if s}
+    print(f"build benchmarks ({os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f})", flush=True)
+    for name, part in PARTS.items():
+        if name in skip:
+            continue
+        figures = part([int(c) for c in args.counts.split(",")]) if name == "build" else part()
+        for figure in figures:
+            print(figure.row(), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,19 @@
-"""Model page load in headless Chromium on localhost: median of N cold loads.
+"""Model page load in headless Chromium: cold, second view, clicks, and a slow first visit.
 
-Reports, per load (each in a fresh browser context, so HTTP and compiled-wasm caches are cold):
+The site is served by `site_plugins.serve` (as `make serve` does: precompressed copies where
+the browser accepts them). Reported against issue 17's targets:
   command painted   the first paint that can show the prerendered command: first contentful
-                    paint, or the command's arrival in the DOM if later
-  Python ready      the worker's Pyodide has booted, imported builder and answered once
-  click → update    a pill click until Python's HTML is painted (median of several clicks)
+                    paint, or the command's arrival in the DOM if later (median of N cold loads)
+  Python ready      cold: a fresh browser context (empty HTTP cache), median of N loads;
+                    second view: a new tab in the same context, after a cold load
+  click → update    a pill click until Python's HTML is painted (next frame), p95 over 100
+                    clicks after the recipe's data has loaded; requests made by those clicks
   longest task      the longest main-thread task from navigation until Python is ready + 1 s
-                    (PerformanceObserver "longtask"; 0 means none reached 50 ms); one more
-                    traced load names the script each task over 50 ms ran
+                    (PerformanceObserver "longtask"); one more traced load names the script
+                    each task over 50 ms ran
+  slow first visit  10 Mbit/s with 40 ms per request (throttled by the server, so the worker's
+                    downloads count too), empty cache: a pill is clicked as soon as the page
+                    shows; time until that click's command is painted, and bytes transferred
 
     python -m benchmarks.bench_page                 builds the site into a temp dir first
     python -m benchmarks.bench_page --site site/    reuses a build (its site_url is ignored)
@@ -17,25 +23,31 @@ Reports, per load (each in a fresh browser context, so HTTP and compiled-wasm ca
 from __future__ import annotations
 
 import argparse
-import functools
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
+from site_plugins.serve import Handler, Server, make_server
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 HF_ID = "deepseek-ai/DeepSeek-V4-Flash"
-GOALS = {"command_ms": "at first paint", "click_ms": 50, "longtask_ms": 200}
+OTHER_ID = "moonshotai/Kimi-K2-Instruct"
+TARGETS = {"ready_cold_ms": 2500, "ready_second_ms": 1000, "click_p95_ms": 50,
+           "longtask_ms": 200}
+SLOW_BYTES_PER_S = 10_000_000 / 8
+SLOW_LATENCY_S = 0.040
+READY = "performance.getEntriesByName('rb-python-ready').length > 0"
 
 # Runs before the page's own scripts: observe long tasks, paints and the command's frame.
 # The parser inserts the prerendered command; the observer's callback runs at the end of that
@@ -72,24 +84,53 @@ CLICK = """async ([key, value]) => {
   return {dom, frame: performance.now() - start};
 }"""
 
+# Each click changes the selection; the cycle comes back to where it started.
 CLICKS = [("hardware", "mi355x"), ("install", "docker"), ("reasoning", "off"),
           ("hardware", "b200"), ("install", "pip"), ("reasoning", "on")]
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    extensions_map = {  # noqa: RUF012
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".wasm": "application/wasm",
-    }
+class _Meter:
+    """Bytes the server sent; optionally a shared bandwidth limit and a per-request delay."""
 
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.sent = 0
+        self.rate = 0.0
+        self.latency = 0.0
+        self.free_at = 0.0
+
+    def reset(self, rate: float = 0.0, latency: float = 0.0) -> None:
+        with self.lock:
+            self.sent, self.rate, self.latency, self.free_at = 0, rate, latency, 0.0
+
+    def spend(self, size: int) -> None:
+        with self.lock:
+            self.sent += size
+            if not self.rate:
+                return
+            now = time.monotonic()
+            self.free_at = max(self.free_at, now) + size / self.rate
+            wait = self.free_at - now
+        time.sleep(wait)
 
 
-def serve(directory: Path) -> tuple[ThreadingHTTPServer, str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler,
-                                                                     directory=str(directory)))
+METER = _Meter()
+
+
+class _MeteredHandler(Handler):
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if METER.latency:
+            time.sleep(METER.latency)
+        super().send_response(code, message)
+
+    def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
+        while chunk := source.read(16 * 1024):
+            METER.spend(len(chunk))
+            outputfile.write(chunk)
+
+
+def serve(directory: Path) -> tuple[Server, str]:
+    server = make_server(directory, quiet=True, handler_class=_MeteredHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}"
 
@@ -100,24 +141,35 @@ def build(site_dir: Path, origin: str) -> None:
                     str(site_dir)], cwd=ROOT, env=env, check=True)
 
 
-def cold_load(browser: Browser, origin: str) -> dict[str, float]:
+def _context(browser: Browser, origin: str) -> tuple[BrowserContext, list[str]]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     foreign: list[str] = []
     context.on("request", lambda r: None if r.url.startswith((origin, "data:", "blob:"))
                else foreign.append(r.url))
     context.add_init_script(INIT_SCRIPT)
+    return context, foreign
+
+
+def _ready_ms(page: Page) -> float:
+    page.wait_for_function(READY, timeout=120_000)
+    return page.evaluate("performance.getEntriesByName('rb-python-ready')[0].startTime")
+
+
+def cold_load(browser: Browser, origin: str) -> dict[str, float]:
+    """One cold load, then a second view of another model page in a new tab."""
+    context, foreign = _context(browser, origin)
     page = context.new_page()
     page.goto(f"{origin}/{HF_ID}/")
-    page.wait_for_function("performance.getEntriesByName('rb-python-ready').length > 0",
-                           timeout=120_000)
-    ready = page.evaluate("performance.getEntriesByName('rb-python-ready')[0].startTime")
+    ready = _ready_ms(page)
     page.wait_for_timeout(1000)
     load = page.evaluate("""() => ({
         fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
         command: window.__bench.commandInDom,
         longtask: Math.max(0, ...window.__bench.longtasks),
     })""")
-    timings = [page.evaluate(CLICK, list(click)) for click in CLICKS]
+    second = context.new_page()
+    second.goto(f"{origin}/{OTHER_ID}/")
+    second_ready = _ready_ms(second)
     context.close()
     if foreign:
         raise SystemExit(f"requests left the origin: {foreign}")
@@ -126,12 +178,67 @@ def cold_load(browser: Browser, origin: str) -> dict[str, float]:
         "command_ms": max(load["command"], fcp),
         "in_first_paint": load["command"] <= fcp,
         "fcp_ms": fcp,
-        "ready_ms": ready,
-        "click_ms": statistics.median(t["frame"] for t in timings),
-        "click_dom_ms": statistics.median(t["dom"] for t in timings),
-        "click_max_ms": max(t["frame"] for t in timings),
+        "ready_cold_ms": ready,
+        "ready_second_ms": second_ready,
         "longtask_ms": load["longtask"],
     }
+
+
+def clicks(browser: Browser, origin: str, count: int = 100) -> dict[str, float]:
+    """`count` clicks after the data has loaded: p50/p95 to the next frame, requests made."""
+    context, _ = _context(browser, origin)
+    page = context.new_page()
+    page.goto(f"{origin}/{HF_ID}/")
+    _ready_ms(page)
+    page.wait_for_timeout(500)
+    for click in CLICKS:  # warm up: the first render of each kind
+        page.evaluate(CLICK, list(click))
+    requests: list[str] = []
+    # Chromium looks at the favicon again on each history entry (from its cache): not ours.
+    page.on("request", lambda r: None if r.url.endswith("/favicon.png")
+            else requests.append(r.url))
+    times = [page.evaluate(CLICK, list(CLICKS[i % len(CLICKS)])) for i in range(count)]
+    python = page.evaluate(
+        f"performance.getEntriesByName('rb-python').slice(-{count}).map(e => e.duration)")
+    patch = page.evaluate(
+        f"performance.getEntriesByName('rb-patch').slice(-{count}).map(e => e.duration)")
+    context.close()
+    frames = sorted(t["frame"] for t in times)
+    return {
+        "click_p50_ms": statistics.median(frames),
+        "click_p95_ms": frames[math.ceil(0.95 * len(frames)) - 1],
+        "click_dom_p50_ms": statistics.median(t["dom"] for t in times),
+        "click_python_p50_ms": statistics.median(python) if python else float("nan"),
+        "click_patch_p50_ms": statistics.median(patch) if patch else float("nan"),
+        "click_requests": len(requests),
+        "clicks": len(times),
+    }
+
+
+def slow_first_visit(browser: Browser, origin: str) -> dict[str, float]:
+    """10 Mbit/s, 40 ms a request, empty cache: click at once, wait for that click's answer."""
+    context, _ = _context(browser, origin)
+    page = context.new_page()
+    METER.reset(SLOW_BYTES_PER_S, SLOW_LATENCY_S)
+    try:
+        started = time.monotonic()
+        page.goto(f"{origin}/{HF_ID}/", wait_until="domcontentloaded", timeout=180_000)
+        shown = time.monotonic() - started
+        page.evaluate("""() => { window.__slowClick = new Promise((done) =>
+            document.querySelector('.rb-mount').addEventListener('rb:paint', done,
+                                                                 {once: true})); }""")
+        page.locator('.rb-widget button.rb-pill[data-key="hardware"][data-value="mi355x"]'
+                     ).click()
+        page.evaluate("window.__slowClick")
+        answered = time.monotonic() - started
+        page.wait_for_function(READY, timeout=180_000)
+        ready = time.monotonic() - started
+        sent = METER.sent
+    finally:
+        METER.reset()
+        context.close()
+    return {"slow_shown_s": shown, "slow_click_s": answered, "slow_ready_s": ready,
+            "slow_mb": sent / 1e6}
 
 
 def long_task_sources(browser: Browser, origin: str, tmp: Path) -> list[tuple[float, str]]:
@@ -174,43 +281,43 @@ def long_task_sources(browser: Browser, origin: str, tmp: Path) -> list[tuple[fl
 
 
 def screenshots(browser: Browser, origin: str, out: Path) -> list[Path]:
-    """The model page's widget in light and dark mode (a disabled pill's reason showing),
-    a multi-role selection with its tabs, and a phone-width view."""
+    """The home page and a model page (with a disabled pill's reason showing), at 1280 and
+    390 px, light and dark; the model page's widget on its own for a closer look."""
     out.mkdir(parents=True, exist_ok=True)
-    shots = [
-        ("light", "default", "hardware=mi355x&spec_decoding=dspark", 1280),
-        ("dark", "slate", "hardware=mi355x&spec_decoding=dspark", 1280),
-        ("roles-light", "default", "strategy=kv_store_centralized_mooncake", 1280),
-        ("roles-dark", "slate", "strategy=kv_store_centralized_mooncake", 1280),
-        ("phone-light", "default", "", 390),
-    ]
     paths = []
-    for name, scheme, query, width in shots:
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        page: Page = context.new_page()
-        page.goto(f"{origin}/{HF_ID}/" + (f"?{query}" if query else ""))
-        page.wait_for_function("performance.getEntriesByName('rb-python-ready').length > 0",
-                               timeout=120_000)
-        page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-        mount = page.locator(".rb-mount")
-        mount.scroll_into_view_if_needed()
-        page.evaluate("window.scrollBy(0, -80)")
-        disabled = page.locator('.rb-widget .rb-pill[aria-disabled="true"]').first
-        if disabled.count() and disabled.is_visible():
-            disabled.hover()
-        box = mount.bounding_box()
-        scroll = page.evaluate("window.scrollY")
-        path = out / f"widget-{name}.png"
-        page.screenshot(path=str(path), full_page=True, clip={
-            "x": max(0, box["x"] - 8), "y": box["y"] + scroll - 8,
-            "width": min(width, box["width"] + 16), "height": box["height"] + 16})
-        paths.append(path)
-        page_path = out / f"model-page-{name}.png"
-        page.evaluate("window.scrollTo(0, 0)")
-        page.wait_for_timeout(500)  # mkdocs-material's header settles after scrolling
-        page.screenshot(path=str(page_path))
-        paths.append(page_path)
-        context.close()
+    for scheme, name in (("default", "light"), ("slate", "dark")):
+        for width in (1280, 390):
+            context = browser.new_context(viewport={"width": width, "height": 900},
+                                          has_touch=width < 500, is_mobile=width < 500)
+            index = 0 if scheme == "default" else 1
+            context.add_init_script(
+                f"localStorage.setItem('/.__palette', JSON.stringify({{index: {index}, "
+                f"color: {{scheme: '{scheme}'}}}}))")
+            page: Page = context.new_page()
+            page.goto(f"{origin}/")
+            page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+            page.wait_for_timeout(300)
+            path = out / f"home-{name}-{width}.png"
+            page.screenshot(path=str(path))
+            paths.append(path)
+            page.goto(f"{origin}/{HF_ID}/?hardware=mi355x&spec_decoding=dspark")
+            page.wait_for_function(READY, timeout=120_000)
+            page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+            disabled = page.locator('.rb-widget .rb-pill[aria-disabled="true"]').first
+            if disabled.count():
+                disabled.focus()
+            mount = page.locator(".rb-mount")
+            mount.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            path = out / f"widget-{name}-{width}.png"
+            mount.screenshot(path=str(path))
+            paths.append(path)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.wait_for_timeout(500)  # mkdocs-material's header settles after scrolling
+            path = out / f"model-page-{name}-{width}.png"
+            page.screenshot(path=str(path))
+            paths.append(path)
+            context.close()
     return paths
 
 
@@ -218,6 +325,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, help="a built site to serve (default: build one)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--clicks", type=int, default=100)
+    parser.add_argument("--no-slow", action="store_true", help="skip the 10 Mbit/s first visit")
     parser.add_argument("--screenshots", type=Path, help="also save light/dark screenshots here")
     args = parser.parse_args()
 
@@ -231,6 +340,8 @@ def main() -> int:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM,
                                                      args=CHROMIUM_ARGS)
                 runs = [cold_load(browser, origin) for _ in range(args.runs)]
+                clicked = clicks(browser, origin, args.clicks)
+                slow = {} if args.no_slow else slow_first_visit(browser, origin)
                 sources = long_task_sources(browser, origin, Path(tmp))
                 shots = screenshots(browser, origin, args.screenshots) if args.screenshots else []
                 browser.close()
@@ -240,30 +351,46 @@ def main() -> int:
     def median(key: str) -> float:
         return statistics.median(run[key] for run in runs)
 
-    print(f"Model page {HF_ID}, median of {len(runs)} cold loads (headless Chromium, localhost)")
-    rows = [
-        ("command painted", "command_ms", "at first paint"),
-        ("first contentful paint", "fcp_ms", ""),
-        ("Python ready (Pyodide in the worker)", "ready_ms", ""),
-        ("click → command updated (next frame)", "click_ms", "< 50 ms"),
-        ("click → DOM updated", "click_dom_ms", ""),
-        ("slowest click of the run", "click_max_ms", ""),
-        ("longest main-thread task during load", "longtask_ms", "< 200 ms"),
-    ]
-    for label, key, goal in rows:
-        print(f"  {label:40} {median(key):8.0f} ms   {goal}")
+    figures = {key: median(key) for key in
+               ("command_ms", "fcp_ms", "ready_cold_ms", "ready_second_ms", "longtask_ms")}
+    figures.update(clicked)
     first = sum(run["in_first_paint"] for run in runs)
+    print(f"Model page {HF_ID}, median of {len(runs)} cold loads (headless Chromium, "
+          "localhost, site_plugins.serve)")
+    rows = [
+        ("command painted", "command_ms", "ms", "in the first paint"),
+        ("first contentful paint", "fcp_ms", "ms", ""),
+        ("Python ready, cold cache", "ready_cold_ms", "ms", "≤ 2500 ms"),
+        ("Python ready, second page view (new tab)", "ready_second_ms", "ms", "≤ 1000 ms"),
+        (f"click → next frame, p95 of {clicked['clicks']}", "click_p95_ms", "ms", "≤ 50 ms"),
+        ("click → next frame, median", "click_p50_ms", "ms", ""),
+        ("  of which Python in the worker (median)", "click_python_p50_ms", "ms", ""),
+        ("  of which patching the page (median)", "click_patch_p50_ms", "ms", ""),
+        ("requests made by those clicks", "click_requests", "", "0"),
+        ("longest main-thread task during load", "longtask_ms", "ms", "≤ 200 ms"),
+    ]
+    for label, key, unit, goal in rows:
+        print(f"  {label:44} {figures[key]:8.0f} {unit:2}   {goal}")
     print(f"  command in the first paint in {first} of {len(runs)} loads")
-    ok = (
-        first == len(runs)
-        and median("click_ms") < GOALS["click_ms"]
-        and median("longtask_ms") < GOALS["longtask_ms"]
-    )
+    if slow:
+        print("First visit at 10 Mbit/s, 40 ms a request, empty cache (a click right away):")
+        print(f"  {'page shown (DOMContentLoaded)':44} {slow['slow_shown_s']:8.1f} s")
+        print(f"  {'that click answered (its command painted)':44} {slow['slow_click_s']:8.1f} s")
+        print(f"  {'Python ready':44} {slow['slow_ready_s']:8.1f} s")
+        print(f"  {'bytes transferred':44} {slow['slow_mb']:8.1f} MB")
     for duration, where in sources[:4]:
         print(f"    a task of {duration:.0f} ms ran {where}")
     for path in shots:
         print(f"  screenshot: {path}")
-    print("goals met" if ok else "GOALS MISSED")
+    ok = (
+        first == len(runs)
+        and figures["ready_cold_ms"] <= TARGETS["ready_cold_ms"]
+        and figures["ready_second_ms"] <= TARGETS["ready_second_ms"]
+        and figures["click_p95_ms"] <= TARGETS["click_p95_ms"]
+        and figures["click_requests"] == 0
+        and figures["longtask_ms"] <= TARGETS["longtask_ms"]
+    )
+    print("page targets met" if ok else "PAGE TARGETS MISSED")
     return 0
 
 

@@ -11,10 +11,11 @@ from .docker import docker_image, with_docker
 from .install import install_choices
 from .kv_offload import offload_volumes
 from .omni import omni_request
-from .selection import _Resolver, parse_query
+from .selection import _Resolver, feature_reason, mode_reason, parse_query
 from .types import Command, Data, Note, Result
+from .vocabulary import OFF, ON, feature_label
 
-__all__ = ["Builder", "build", "render", "render_commands"]
+__all__ = ["Builder", "build", "published", "render", "render_commands", "typed_selection"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -33,6 +34,7 @@ class Builder:
         self.catalog = catalog
         self.recipe = recipe
         self.resolver = _Resolver(catalog, recipe)
+        self._default: dict[str, str] | None = None
 
     @property
     def choices(self) -> dict[str, list[str]]:
@@ -49,7 +51,35 @@ class Builder:
         explicit = parse_query(self.catalog, self.recipe, query, self.resolver.choices)
         selection = self.resolver.run(explicit)
         reasons = self.resolver.unavailable(explicit, selection) if unavailable else {}
-        return render(self.catalog, self.recipe, selection, reasons)
+        result = render(self.catalog, self.recipe, selection, reasons)
+        result["notes"] = [*self.turned_off(explicit, selection), *result["notes"]]
+        return result
+
+    def turned_off(self, explicit: Mapping[str, str], selection: Mapping[str, str]
+                   ) -> list[Note]:
+        """Features the recipe's default turns on that this selection turns off without
+        being asked to (a variant, strategy or hardware that cannot have them), each with
+        why: the note the page and `--json` show after such a switch."""
+        if self._default is None:
+            self._default = self.resolver.run({})
+        default, notes = self._default, []
+        for fid, feature in self.recipe.get("features", {}).items():
+            was = default.get(fid, OFF)
+            if was == OFF or selection.get(fid, OFF) != OFF or fid in explicit:
+                continue
+            name = feature_label(fid, feature)
+            reason = feature_reason(self.catalog, self.recipe, selection, fid)
+            if reason is None and was != ON:
+                reason = mode_reason(self.catalog, self.recipe, selection, fid, was)
+            variant = self.recipe["variants"][selection["variant"]]
+            why = (f"{reason[0].upper()}{reason[1:]}." if reason else
+                   f"It starts off with {variant.get('label') or selection['variant']}; "
+                   "turn it on in its row.")
+            mode = (feature.get("modes") or {}).get(was, {}).get("label")
+            notes.append({"title": f"{name} is off",
+                          "body": f"The recipe's default has it on{f' ({mode})' if mode else ''}"
+                                  f". {why}"})
+        return notes
 
     def offered_strategies(self, selection: Mapping[str, str]) -> list[str]:
         """The strategies a pill row offers next to a resolved `selection` (its own
@@ -87,6 +117,17 @@ def render(
         "request": omni_request(ctx, commands[0]) if ctx.recipe.get("omni") else None,
         "copy_text": copy_text(commands, selection["install"]),
     }
+
+
+def typed_selection(selection: Mapping[str, str]) -> dict[str, str | int]:
+    """A selection as JSON publishes it: URL keys, with `nodes` a number (the page and the
+    URL keep every value a string)."""
+    return {key: int(value) if key == "nodes" else value for key, value in selection.items()}
+
+
+def published(result: Result) -> dict[str, object]:
+    """A result as `vllm-recipes --json` prints it (its selection typed)."""
+    return {**result, "selection": typed_selection(result["selection"])}
 
 
 def render_commands(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> list[Command]:

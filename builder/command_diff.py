@@ -24,11 +24,13 @@ of the JSON-valued flag before the dot. A later setting replaces an earlier one.
 
 Diff (`diff_commands`): the recipe's command is the base. Every flag is `equal`, `changed`,
 `added` (only in the command) or `removed` (only in the recipe); JSON objects are compared
-key by key (`keys`), numbers by value (`0.90` is `0.9`). Flags and environment variables
-that only concern one deployment — network address, served name, API keys, logging, NUMA
-binding, device lists, caches — are of kind `deployment` and shown apart; Dynamo's own
-worker flags are of kind `dynamo`. `distance` weighs what is left: the number the join
-(`join.py`) minimises.
+key by key (`keys`), numbers by value (`0.90` is `0.9`). A command that says which recipe
+settings it kept (a published configuration's claims, `mark_kept`) has each of those that
+differs from today's recipe as `recipe_changed`: the recipe changed since, the command did
+not. Flags and environment variables that only concern one deployment — network address,
+served name, API keys, logging, NUMA binding, device lists, caches — are of kind
+`deployment` and shown apart; Dynamo's own worker flags are of kind `dynamo`. `distance`
+weighs what is left: the number the join (`join.py`) minimises.
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ __all__ = [
     "CommandError",
     "ParsedCommand",
     "ValueDiff",
+    "claim_key",
     "diff_commands",
     "distance",
     "engine_options",
+    "mark_kept",
     "option_identity",
     "parse_argv",
     "parse_command",
@@ -57,7 +61,7 @@ __all__ = [
 MAX_CHARS = 65_536
 """The longest text `parse_command` reads; real commands are a few kilobytes."""
 
-STATUSES = ("changed", "added", "removed", "equal")
+STATUSES = ("changed", "added", "removed", "recipe_changed", "equal")
 SEPARATORS = frozenset({";", "&", "&&", "||", "|", "\n", ";;", "|&"})
 
 # vLLM 0.33's short option strings, by their long form (from `vllm serve --help`).
@@ -155,7 +159,9 @@ class ValueDiff(TypedDict):
     name: str
     """As written: the recipe's spelling when it has the option, else the command's."""
     status: str
-    """"equal", "changed", "added" (only in the command) or "removed" (only in the recipe)."""
+    """"equal", "changed", "added" (only in the command), "removed" (only in the recipe), or
+    "recipe_changed": a recipe setting the command says it kept, which today's recipe sets
+    otherwise or not at all (see `mark_kept`)."""
     kind: str
     """"engine", "deployment" (host, port, names, logging, NUMA, devices) or "dynamo"."""
     recipe: str | None
@@ -172,8 +178,8 @@ class CommandDiff(TypedDict):
     """Recipe order, then the command's own flags in its order."""
     env: list[ValueDiff]
     counts: dict[str, int]
-    """changed / added / removed / equal over engine flags and environment, and
-    `deployment`: deployment-specific entries that differ."""
+    """changed / added / removed / recipe_changed / equal over engine flags and environment,
+    and `deployment`: deployment-specific entries that differ."""
     distance: float
     summary: str
 
@@ -557,6 +563,21 @@ def diff_commands(recipe: ParsedCommand, command: ParsedCommand) -> CommandDiff:
     image = None
     if command["image"] and recipe["image"]:
         image = _entry("image", "image", "deployment", recipe["image"], command["image"])
+    result: CommandDiff = {
+        "model": model,
+        "image": image,
+        "flags": flags,
+        "env": env,
+        "counts": _counts(flags, env),
+        "distance": 0.0,
+        "summary": "",
+    }
+    result["distance"] = distance(result)
+    result["summary"] = summarize(result["counts"], model["status"] != "equal")
+    return result
+
+
+def _counts(flags: list[ValueDiff], env: list[ValueDiff]) -> dict[str, int]:
     counts = dict.fromkeys(STATUSES, 0)
     counts["deployment"] = 0
     for entry in [*flags, *env]:
@@ -564,18 +585,50 @@ def diff_commands(recipe: ParsedCommand, command: ParsedCommand) -> CommandDiff:
             counts[entry["status"]] += 1
         elif entry["status"] != "equal":
             counts["deployment"] += 1
-    result: CommandDiff = {
-        "model": model,
-        "image": image,
-        "flags": flags,
-        "env": env,
-        "counts": counts,
-        "distance": 0.0,
-        "summary": "",
-    }
-    result["distance"] = distance(result)
-    result["summary"] = summarize(counts, model["status"] != "equal")
-    return result
+    return counts
+
+
+def claim_key(claim: str) -> str:
+    """The identity a claim names, as diff entries are keyed: a flag by `option_identity`
+    (`--no-x` → `--x`), a JSON key as `--flag.key`, an environment variable as `$NAME`."""
+    if claim.startswith("$"):
+        return claim
+    return option_identity(claim)[0]
+
+
+def _kept_entry(entry: ValueDiff, kept: frozenset[str], *, env: bool = False) -> ValueDiff:
+    """`entry` with the kept claims that differ marked `recipe_changed` (see `mark_kept`)."""
+    key = f"${entry['key']}" if env else entry["key"]
+    if entry["status"] in ("equal", "removed"):  # a kept claim names what the command sets
+        return entry
+    if key in kept:
+        keys = [{**k, "status": "recipe_changed"} if k["status"] != "equal" else k
+                for k in entry["keys"]]
+        return {**entry, "status": "recipe_changed", "keys": keys}
+    if entry["keys"]:
+        keys = [_kept_entry(k, kept) for k in entry["keys"]]
+        differing = [k["status"] for k in keys if k["status"] != "equal"]
+        whole = bool(differing) and all(s == "recipe_changed" for s in differing)
+        return {**entry, "keys": keys, "status": "recipe_changed" if whole else entry["status"]}
+    # A JSON object only one side sets: recipe_changed when every key of it was kept.
+    value = _json_value(entry["command"] or "")
+    if (entry["status"] == "added" and isinstance(value, dict) and value
+            and all(f"{key}.{path}" in kept for path in _flatten(value))):
+        return {**entry, "status": "recipe_changed"}
+    return entry
+
+
+def mark_kept(diff: CommandDiff, kept: Iterable[str]) -> CommandDiff:
+    """The diff of a command that says it kept the recipe settings `kept` (claims: `--flag`,
+    `--flag.json_key`, `$NAME`). Each of them that is not equal becomes `recipe_changed`,
+    and so does a JSON flag whose differing keys all are; counts and summary follow. The
+    distance is unchanged: the settings still differ, whoever changed them."""
+    claims = frozenset(claim_key(claim) for claim in kept)
+    flags = [_kept_entry(entry, claims) for entry in diff["flags"]]
+    env = [_kept_entry(entry, claims, env=True) for entry in diff["env"]]
+    counts = _counts(flags, env)
+    return {**diff, "flags": flags, "env": env, "counts": counts,
+            "summary": summarize(counts, diff["model"]["status"] != "equal")}
 
 
 def _size(text: str | None) -> int:
@@ -602,11 +655,12 @@ def distance(diff: CommandDiff) -> float:
 
 def summarize(counts: Mapping[str, int], other_model: bool = False,
               theirs: str = "the command") -> str:
-    """One line: "another model, 1 changed, 2 only in the recipe, 3 only in the command
-    (+4 deployment-specific)"."""
+    """One line: "another model, 1 changed, 2 only in the recipe, 3 only in the command,
+    1 changed in the recipe since (+4 deployment-specific)"."""
     parts = ["another model"] if other_model else []
     for status, words in (("changed", "changed"), ("removed", "only in the recipe"),
-                          ("added", f"only in {theirs}")):
+                          ("added", f"only in {theirs}"),
+                          ("recipe_changed", "changed in the recipe since")):
         if counts.get(status):
             parts.append(f"{counts[status]} {words}")
     text = ", ".join(parts) if parts else "same engine settings as the recipe"

@@ -1,4 +1,5 @@
-"""A command diff as HTML: what differs first, then deployment-specific entries and what is the
+"""A command diff as HTML: what differs first; then, apart, the recipe settings the command says
+it kept that the recipe has changed since; then deployment-specific entries and what is the
 same, each folded. The site prerenders it for published configurations and the page renders it
 under Pyodide for the "Compare your command" box; every string is escaped here.
 """
@@ -15,6 +16,7 @@ STATUS_LABELS = {
     "changed": "changed",
     "added": "added",
     "removed": "removed",
+    "recipe_changed": "recipe changed since",
     "equal": "same",
 }
 
@@ -59,7 +61,7 @@ def _rows(entries: list[ValueDiff], theirs: str, *, env: bool = False) -> str:
         if entry["status"] == "equal":
             continue
         rows.append(_row(entry, theirs, env=env))
-        if entry["keys"] and entry["status"] == "changed":
+        if entry["keys"] and entry["status"] in ("changed", "recipe_changed"):
             rows += [_row(key, theirs, nested=True) for key in entry["keys"]
                      if key["status"] != "equal"]
             same = sum(1 for key in entry["keys"] if key["status"] == "equal")
@@ -89,14 +91,29 @@ def diff_html(diff: CommandDiff, *, theirs: str = "Yours", phrase: str = "the co
     if diff["image"] is not None:
         deployment.append(diff["image"])
     model = diff["model"]
+    drifted = [e for e in engine if e["status"] == "recipe_changed"]
+    drifted_env = [e for e in env if e["status"] == "recipe_changed"]
+    engine = [e for e in engine if e["status"] != "recipe_changed"]
+    env = [e for e in env if e["status"] != "recipe_changed"]
     body = _rows([model], theirs) + _rows(engine, theirs) + _rows(env, theirs, env=True)
     summary = summarize(diff["counts"], model["status"] != "equal", phrase)
     parts = [f'<p class="cdiff-summary">{escape(summary)}</p>']
     if body:
         parts.append(_table(body, theirs))
     else:
+        beyond = " beyond what the recipe changed since" if drifted or drifted_env else ""
         parts.append('<p class="cdiff-clean">No engine flag or environment variable differs '
-                     "from the recipe.</p>")
+                     f"from the recipe{beyond}.</p>")
+    if drifted or drifted_env:
+        n = len(drifted) + len(drifted_env)
+        parts.append(
+            f'<div class="cdiff-drift" data-fold="recipe_changed"><p class="cdiff-drift-head">'
+            f"The recipe changed since ({n}): {escape(phrase)} says it kept "
+            f"{'these settings' if n != 1 else 'this setting'} from the recipe, which sets "
+            f"{'them' if n != 1 else 'it'} otherwise today (or not at all).</p>"
+            f"{_table(_rows(drifted, theirs) + _rows(drifted_env, theirs, env=True), theirs)}"
+            "</div>"
+        )
     differing = [e for e in deployment if e["status"] != "equal"]
     if differing:
         parts.append(

@@ -11,6 +11,11 @@ also matches a multi-node `head` — and the distances are summed; an engine rol
 side has adds `MISSING_ROLE`, so the layout (one server, or prefill and decode pools) is
 matched before any flag.
 
+Claims: a configuration's `recipe_claims.kept` names the recipe settings it says it kept. In
+the joined diff, each of those that today's recipe sets otherwise (or not at all) is
+`recipe_changed` (`command_diff.mark_kept`): shown apart from what the configuration changed on
+purpose. Marking does not change the distance, so it does not change which selection is chosen.
+
 Search: start from the hardware alone (the builder's defaults there), then repeatedly make the
 one change of a selection key (variant, strategy, a feature, frontend, KV connector, KV
 offload; never hardware, nodes or install) that lowers the distance most, until none does.
@@ -29,7 +34,9 @@ from .command_diff import (
     STATUSES,
     CommandDiff,
     ParsedCommand,
+    claim_key,
     diff_commands,
+    mark_kept,
     parse_argv,
     summarize,
 )
@@ -37,6 +44,7 @@ from .errors import SelectionError
 from .selection import resolve
 from .types import Command, Data, Result
 from .view import CONNECTOR_LABELS, FRONTEND_LABELS, INSTALL_LABELS, OFFLOAD_LABELS, ROW_LABELS
+from .vocabulary import feature_label
 
 __all__ = ["ENGINE_ROLES", "Join", "RoleDiff", "describe_query", "join_configuration",
            "join_hardware"]
@@ -73,6 +81,9 @@ class Join(TypedDict):
     distance: float
     counts: dict[str, int]
     diff_summary: str
+    recipe_changed: list[str]
+    """The kept claims (as the data writes them) that today's recipe sets otherwise: the
+    recipe changed since the configuration was built."""
 
 
 def _offered(catalog: Data, recipe: Data, hw_id: str) -> bool:
@@ -136,7 +147,7 @@ def _builder_commands(commands: list[Command], image: str | None
 
 
 def _compare(commands: list[Command], image: str | None,
-             engines: list[tuple[Mapping[str, Any], ParsedCommand]]
+             engines: list[tuple[Mapping[str, Any], ParsedCommand]], kept: list[str] | None = None
              ) -> tuple[float, list[RoleDiff]]:
     ours = _builder_commands(commands, image)
     used: set[int] = set()
@@ -153,6 +164,8 @@ def _compare(commands: list[Command], image: str | None,
             continue
         used.add(index)
         diff = diff_commands(ours[index][2], theirs)
+        if kept:
+            diff = mark_kept(diff, kept)
         total += diff["distance"]
         roles.append({"role": role["role"], "label": role["label"],
                       "against": ours[index][1], "diff": diff})
@@ -178,7 +191,7 @@ def describe_query(catalog: Data, recipe: Data, query: Mapping[str, str],
             words.append(catalog["strategies"][value]["display_name"])
         elif key in features:
             feature = features[key]
-            label = feature.get("label") or key
+            label = feature_label(key, feature)
             value = (selection or {}).get(key, value)
             mode = (feature.get("modes") or {}).get(value)
             words.append(f"{label}: {mode['label']}" if mode else (
@@ -252,7 +265,8 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
             break
         best, explicit = move
     result: Result = builder.build(explicit)
-    total, roles = _compare(result["commands"], result["docker_image"], engines)
+    kept = list((configuration.get("recipe_claims") or {}).get("kept", []))
+    total, roles = _compare(result["commands"], result["docker_image"], engines, kept)
     counts = dict.fromkeys([*STATUSES, "deployment"], 0)
     other_model = False
     for role in roles:
@@ -274,4 +288,20 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
         "distance": total,
         "counts": counts,
         "diff_summary": summarize(counts, other_model, "the configuration"),
+        "recipe_changed": [claim for claim in kept
+                           if claim_key(claim) in _recipe_changed_keys(roles)],
     }
+
+
+def _recipe_changed_keys(roles: list[RoleDiff]) -> set[str]:
+    found: set[str] = set()
+    for role in roles:
+        diff = role["diff"]
+        if diff is None:
+            continue
+        for entry in diff["flags"]:
+            for item in [entry, *entry["keys"]]:
+                if item["status"] == "recipe_changed":
+                    found.add(item["key"])
+        found |= {f"${e['key']}" for e in diff["env"] if e["status"] == "recipe_changed"}
+    return found

@@ -17,8 +17,10 @@ so every instance names blocks alike.
 from __future__ import annotations
 
 import json
+import math
 
 from .compose import Context, builder_origin, serve_command, tool_command
+from .summary import layout_text, parallel_sizes
 from .types import Command
 
 __all__ = ["CONFIG_PATH", "kv_store_summary", "kv_store_volumes", "render_kv_store"]
@@ -105,14 +107,15 @@ def render_kv_store(ctx: Context) -> list[Command]:
 
 
 def kv_store_summary(ctx: Context, commands: list[Command]) -> str:
+    """Read from an instance's argv: its layout ("TP8 + DP2") and the GPUs it uses."""
     argv = next(c for c in commands if c["argv"][:2] == ["vllm", "serve"])["argv"]
-    flag = ctx.strategy["parallel_flag"]
-    size = argv[argv.index(flag) + 1] if flag in argv else "1"
+    layout = layout_text(argv)
+    engine = "vLLM" if layout == "1 GPU" else f"vLLM {layout}"
+    gpus = math.prod(parallel_sizes(argv).values())
     kind = "centralized" if _centralized(ctx) else "distributed"
-    variant = ctx.variant_label
-    short = "TP" if flag == "--tensor-parallel-size" else "DP"
-    return (f"{ctx.nodes} nodes · {ctx.strategy['short_label']} · {ctx.nodes}× vLLM {short}{size} "
-            f"({size}× {ctx.hw['display_name']} each) + Mooncake {kind} store · {variant}")
+    return (f"{ctx.nodes} nodes · {ctx.strategy['short_label']} · {ctx.nodes}× {engine} "
+            f"({gpus}× {ctx.hw['display_name']} each) + Mooncake {kind} store · "
+            f"{ctx.variant_label}")
 
 
 def kv_store_volumes(ctx: Context) -> list[str]:

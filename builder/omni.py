@@ -125,7 +125,9 @@ def omni_request(ctx: Context, command: Command) -> Request:
     tail = ""
     if form is not None:
         lines += [f"-F {shlex.quote(f'{name}={value}')}" for name, value in form.items()]
-        if output:
+        if output and kind.decode:
+            tail = f" \\\n  | {kind.decode} > {output}"
+        elif output:
             lines.append(f"--output {output}")
     else:
         payload: dict[str, Any] = dict(body or {})

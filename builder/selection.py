@@ -2,9 +2,9 @@
 
 Explicit choices are kept or refused; everything not given is defaulted to the first choice
 that works with them, stage by stage: hardware and variant, strategy, a vLLM-Omni recipe's
-task (the first that fits, see `omni.py`), nodes, the
-prefill/decode KV connector (`pd_connector`), the KV offload tier (`kv_offload`, only for
-recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
+task (the first that fits, see `omni.py`), nodes, the prefill/decode KV connector
+(`pd_connector`, only for prefill/decode strategies), the KV offload tier (`kv_offload`, only
+for recipes that declare `kv_offload_support`), features, frontend, install. Hardware and variants
 follow `offering.py`; strategies are the recipe's `strategies` list in order of preference
 (see `recipe_strategies`), each refused where `strategy_reason` says why; node counts follow
 the deploy type (`deploy.py`).
@@ -32,7 +32,15 @@ from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR, connector_choices
 from .types import Data
-from .vocabulary import CONNECTORS, FRONTENDS, INSTALL_METHODS, OFF, OFFLOAD_TIERS, ON
+from .vocabulary import (
+    CONNECTORS,
+    FRONTENDS,
+    INSTALL_METHODS,
+    OFF,
+    OFFLOAD_TIERS,
+    ON,
+    feature_label,
+)
 
 __all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_memory_gb", "node_range",
            "offered_hardware", "parse_query", "recipe_strategies", "resolve", "strategy_reason",
@@ -212,7 +220,8 @@ def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
     strategy = catalog["strategies"][sel["strategy"]]
     name = CONNECTORS[connector].label
     if strategy["deploy_type"] != "pd_cluster":
-        return None  # kept, unused, until a prefill/decode strategy is picked again
+        return (f"{name} is a prefill/decode KV connector; {strategy['display_name']} does "
+                "not split prefill and decode")
     hw_id = sel["hardware"]
     offered = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])
     if connector not in offered:
@@ -227,7 +236,7 @@ def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str
     feature = recipe["features"][fid]
     hw_id = sel["hardware"]
     hw = catalog["hardware"][hw_id]
-    name = feature.get("label") or fid
+    name = feature_label(fid, feature)
     if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
         return f"{name} is not supported on {hw['display_name']}"
     strategies = feature.get("strategies")
@@ -361,7 +370,7 @@ class _Resolver:
 
     def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
         keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
-                PD_CONNECTOR,
+                *([PD_CONNECTOR] if PD_CONNECTOR in sel else []),
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]
         return {key: sel[key] for key in keys}
@@ -466,8 +475,6 @@ class _Resolver:
             hw_id = sel["hardware"]
             sel[PD_CONNECTOR] = connector_choices(
                 self.recipe, hw_id, self.catalog["hardware"][hw_id])[0]
-        else:
-            sel[PD_CONNECTOR] = next(iter(CONNECTORS))
 
     def _kv_offload(self, explicit: Mapping[str, str], sel: dict[str, str],
                     focus: str | None) -> None:
@@ -519,7 +526,7 @@ class _Resolver:
             if len(chosen) > 1:
                 blamed = focus if focus in chosen else chosen[-1]
                 other = next(f for f in chosen if f != blamed)
-                other_label = features[other].get("label") or other
+                other_label = feature_label(other, features[other])
                 raise SelectionError(
                     blamed,
                     f"mutually exclusive with {other} ({other_label}); turn {other} off first",
@@ -569,7 +576,7 @@ class _Resolver:
         refused = install_refusals(Context(self.catalog, self.recipe, sel))
         for key, values in options.items():
             for value in values:
-                if value == selection[key]:
+                if value == selection.get(key):
                     continue
                 reason = self._option_reason(explicit, sel, refused, key, value)
                 if reason is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -34,8 +35,11 @@ def test_json_has_every_documented_key() -> None:
     result = json.loads(out.stdout)
     assert {"hf_id", "selection", "commands", "install", "unavailable", "notes"} <= set(result)
     assert set(result["selection"]) == {"hardware", "variant", "strategy", "nodes", "frontend",
-                                        "install", "pd_connector", "kv_offload", "tool_calling",
+                                        "install", "kv_offload", "tool_calling",
                                         "reasoning", "spec_decoding"}
+    pd = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", "hardware=h200", "variant=fp8",
+                        "strategy=pd_cluster", "--json").stdout)
+    assert pd["selection"]["pd_connector"] == "nixl"
     command = result["commands"][0]
     assert command["role"] == "serve"
     assert command["argv"][:3] == ["vllm", "serve", "deepseek-ai/DeepSeek-V4-Flash-0731"]
@@ -151,3 +155,53 @@ def test_help_readme_and_api_page_name_every_selection_key() -> None:
     for key in SELECTION_KEYS:
         assert f"  {key} " in help_text, key
         assert f"`{key}`" in readme, key
+
+
+def test_cached_answers_equal_fresh_ones_and_follow_edits(tmp_path: Path) -> None:
+    """The CLI's cache of validated recipes (answer_cache.py) answers like the loader, and an
+    edited recipe is read again."""
+    tree = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", tree)
+    cache = tmp_path / "cache"
+
+    def answer(*args: str, cache_dir: str = str(cache)) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "vllm_recipes", "--recipes", str(tree), *args], cwd=ROOT,
+            capture_output=True, text=True, check=False,
+            env={**os.environ, "VLLM_RECIPES_CACHE": cache_dir})
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    query = ("nvidia/DeepSeek-V4-Flash-NVFP4", "hardware=gb200", "--json")
+    fresh = answer(*query, cache_dir="off")
+    assert not cache.exists()
+    assert answer(*query) == fresh  # fills the cache
+    assert len(list(cache.rglob("*.json"))) == 1
+    assert answer(*query) == fresh  # answered from it
+    path = tree / "models" / "deepseek-ai" / "DeepSeek-V4-Flash.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "--block-size: 256}" in text
+    path.write_text(text.replace("--block-size: 256}", "--block-size: 128}", 1), encoding="utf-8")
+    edited = answer(*query)
+    assert edited != fresh and '"128"' in edited
+    assert edited == answer(*query, cache_dir="off")
+
+
+def test_a_switch_that_turns_a_feature_off_says_so() -> None:
+    """Issue 10.5: DeepSeek-V4-Flash's default has DSpark speculative decoding on; the FP8
+    (Preview) checkpoint cannot run it, so picking it turns it off, with a note on the page
+    and in --json. Asking for it off, or staying on the default, gives no such note."""
+    from builder.view import page_state
+    from tests.recipes_data import builder_catalog, builder_recipe
+
+    out = run("deepseek-ai/DeepSeek-V4-Flash", "variant=fp8", "--json")
+    assert out.returncode == 0, out.stderr
+    notes = json.loads(out.stdout)["notes"]
+    assert notes[0]["title"] == "Spec decoding is off"
+    assert "DSpark needs the FP8 (0731) or DSpark checkpoint" in notes[0]["body"]
+    state = page_state(builder_catalog(), builder_recipe("deepseek-ai/DeepSeek-V4-Flash"),
+                       {"variant": "fp8"})
+    assert "Spec decoding is off" in str(state["html"])
+    for args in ((), ("variant=fp8", "spec_decoding=off")):
+        quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
+        assert not [n for n in quiet["notes"] if n["title"].endswith(" is off")]

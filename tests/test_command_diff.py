@@ -230,8 +230,8 @@ def test_deployment_flags_and_env_are_apart_and_weigh_nothing() -> None:
         assert kinds[key][0] == "deployment", key
     assert kinds["--max-num-seqs"] == ("engine", "added")
     assert kinds["OMP_NUM_THREADS"] == ("engine", "added")
-    assert diff["counts"] == {"changed": 0, "added": 2, "removed": 0, "equal": 0,
-                              "deployment": 12}
+    assert diff["counts"] == {"changed": 0, "added": 2, "removed": 0, "recipe_changed": 0,
+                              "equal": 0, "deployment": 12}
     assert diff["distance"] == 1.5  # a flag (1) and a variable (½)
     assert diff["summary"] == "2 only in the command (+12 deployment-specific)"
 

@@ -2,9 +2,10 @@
 
 The claims test reads what each configuration says it kept from the recipe and what it says it
 changed (`recipe_claims`, typed in from the reference text) and checks the joined selection's
-diff against both. Where today's recipe no longer has a setting a configuration says it kept,
-the case is a strict xfail naming the setting: the diff is left alone and the lead decides
-about the recipe (a strict xfail fails the run once the recipe agrees again).
+diff against both. These configurations were built from earlier revisions of the recipe: a
+setting one says it kept, which today's recipe sets otherwise or not at all, must show as
+"recipe changed since" (`RECIPE_CHANGED` lists exactly those, each with what changed); every
+other kept setting must be equal, and every changed one must differ.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import Any
 import pytest
 
 from builder import build
+from builder.command_diff import diff_commands, mark_kept, parse_argv
 from builder.compare import compare
+from builder.diff_view import diff_html
 from builder.join import join_configuration
 from builder.published import role_text
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe, catalog
@@ -147,7 +150,7 @@ FILE = "recipes/configurations/aa-agentperf-deepseek-v4.1-flash.yaml"
     ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    colour: blue\n",
      f"{FILE}: configurations.0.colour: unknown key (not in the schema; check the spelling)"),
     ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    submitter: AMD\n",
-     f"{FILE}: line 48, column 5: duplicate key 'submitter'"),
+     f"{FILE}: line 51, column 5: duplicate key 'submitter'"),
 ])
 def test_bad_data_is_one_line_per_problem(tmp_path: Path, old: str, new: str,
                                           error: str) -> None:
@@ -220,24 +223,26 @@ def test_b300_tp2_example_from_the_issue() -> None:
     assert found["--tensor-parallel-size"]["command"] == "2"
 
 
-# Settings a configuration says it kept from the recipe that today's recipe does not have.
-# Reported to the lead; see the module docstring.
-RECIPE_DRIFT = {
+# Settings a configuration says it kept from the recipe that today's recipe sets otherwise or no
+# longer sets (these configurations were built from earlier recipe revisions, with vLLM 0.31.0
+# or ROCm nightlies of early October), with what the current recipe does instead. The recipe
+# follows the current reference page; the diff shows these as "recipe changed since".
+RECIPE_CHANGED = {
     ("b300-vllm-tp2", "--compilation-config"):
-        "the recipe's B300 override has no --compilation-config (only the capture size 8190)",
+        "the B300 override keeps only --max-cudagraph-capture-size 8190 (no capture-size list)",
     ("b300-vllm-tp8", "--compilation-config"):
-        "the recipe's B300 override has no --compilation-config (only the capture size 8190)",
+        "the B300 override keeps only --max-cudagraph-capture-size 8190 (no capture-size list)",
     **{(cid, claim): reason for cid in ("mi355x-vllm-tp2-256-seqs", "mi355x-vllm-tp2-64-seqs")
        for claim, reason in (
            ("--attention-config.indexer_sparse_logits",
-            "the recipe's MI355X attention config sets indexer_kv_dtype only"),
-           ("--block-size", "the recipe's MI355X override has no --block-size 128"),
+            "the MI355X attention config sets indexer_kv_dtype only"),
+           ("--block-size", "the MI355X override has no --block-size 128"),
            ("--no-swa-bounded-replay",
-            "the recipe dropped --no-swa-bounded-replay (bounded replay is the ROCm default)"))},
+            "bounded replay is the ROCm default now; the recipe no longer passes the opt-out"))},
     ("mi355x-vllm-tp4", "--attention-config.indexer_sparse_logits"):
-        "the recipe's MI355X attention config sets indexer_kv_dtype only",
+        "the MI355X attention config sets indexer_kv_dtype only",
     ("mi355x-vllm-tp4", "$VLLM_ROCM_MONO_DECODE"):
-        "the recipe now passes --monokernel instead of VLLM_ROCM_MONO_DECODE=1",
+        "the mono decode layer moved from VLLM_ROCM_MONO_DECODE=1 to --monokernel",
     ("mi355x-vllm-tp4", "$VLLM_ROCM_QUICK_REDUCE_QUANTIZATION"):
         "the recipe sets no INT4 quick reduce",
 }
@@ -249,9 +254,7 @@ def _claims(kind: str) -> list[Any]:
         if c["submitter"] != "Artificial Analysis" or c["framework"] != "vllm":
             continue
         for claim in c.get("recipe_claims", {}).get(kind, []):
-            reason = RECIPE_DRIFT.get((c["id"], claim))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            cases.append(pytest.param(c["id"], claim, marks=marks, id=f"{c['id']}:{claim}"))
+            cases.append(pytest.param(c["id"], claim, id=f"{c['id']}:{claim}"))
     return cases
 
 
@@ -265,10 +268,14 @@ def test_every_artificial_analysis_vllm_configuration_makes_claims() -> None:
 
 
 @pytest.mark.parametrize(("cid", "claim"), _claims("kept"))
-def test_what_they_kept_is_equal(cid: str, claim: str) -> None:
+def test_what_they_kept_is_equal_or_the_recipe_changed_since(cid: str, claim: str) -> None:
     entry = diff_entries(joins()[cid]).get(claim_key(claim))
     assert entry is not None, f"{claim} is not in the diff at all"
-    assert entry["status"] == "equal", entry
+    if (cid, claim) in RECIPE_CHANGED:
+        assert entry["status"] == "recipe_changed", (RECIPE_CHANGED[cid, claim], entry)
+        assert entry["command"] is not None
+    else:
+        assert entry["status"] == "equal", entry
 
 
 @pytest.mark.parametrize(("cid", "claim"), _claims("changed"))
@@ -278,10 +285,110 @@ def test_what_they_changed_shows_as_changed(cid: str, claim: str) -> None:
     assert entry["status"] in ("changed", "added", "removed"), entry
 
 
+def test_recipe_changed_since_is_exactly_the_listed_claims() -> None:
+    """No other entry of any join has the status, and each join lists its own in order."""
+    found = set()
+    for cid, join in joins().items():
+        if join is None:
+            continue
+        for key, entry in diff_entries(join).items():
+            if entry["status"] == "recipe_changed":
+                found.add((cid, key))
+        listed = [claim for (c, claim) in RECIPE_CHANGED if c == cid]
+        kept = configuration(cid).get("recipe_claims", {}).get("kept", [])
+        assert join["recipe_changed"] == [k for k in kept if k in listed], cid
+    # A JSON key's parent flag is marked too when it is the only key that differs.
+    parents = {(cid, "--attention-config") for cid in (
+        "mi355x-vllm-tp2-256-seqs", "mi355x-vllm-tp2-64-seqs", "mi355x-vllm-tp4")}
+    assert found == {(cid, claim_key(claim)) for cid, claim in RECIPE_CHANGED} | parents
+
+
+def test_recipe_changed_since_counts_apart_in_the_summary() -> None:
+    join = joins()["b300-vllm-tp2"]
+    # --compilation-config is not in today's B300 recipe: before the claims were read it was
+    # one of three "only in the configuration" (with --trust-remote-code and
+    # --enable-prompt-tokens-details).
+    assert join["counts"]["recipe_changed"] == 1
+    assert join["counts"]["added"] == 2 and join["counts"]["changed"] == 0
+    assert join["diff_summary"] == (
+        "2 only in the configuration, 1 changed in the recipe since (+4 deployment-specific)")
+    mi355x = joins()["mi355x-vllm-tp4"]
+    # Two environment variables and the attention config's sparse-logits key.
+    assert mi355x["counts"]["recipe_changed"] == 3
+    assert "3 changed in the recipe since" in mi355x["diff_summary"]
+
+
+def test_marking_keeps_the_distance_and_so_the_selection() -> None:
+    data = published()
+    checked = 0
+    for cid, join in joins().items():
+        if join is None or not join["recipe_changed"]:
+            continue
+        config = configuration(cid)
+        unclaimed = join_configuration(
+            builder_catalog(), builder_recipe(V41),
+            {k: v for k, v in config.items() if k != "recipe_claims"},
+            data["systems"][config["system"]])
+        assert unclaimed is not None
+        assert (unclaimed["query"], unclaimed["distance"]) == (join["query"], join["distance"])
+        assert unclaimed["recipe_changed"] == [] and unclaimed["counts"]["recipe_changed"] == 0
+        (role,) = join["roles"]
+        (config_role,) = [r for r in config["roles"] if r["role"] == "serve"]
+        ours = build(builder_catalog(), builder_recipe(V41), join["query"])["commands"][0]
+        plain = diff_commands(parse_argv(ours["argv"], ours["env"]),
+                              parse_argv(config_role["command"]["argv"],
+                                         config_role["command"].get("env", {})))
+        assert role["diff"]["distance"] == plain["distance"], cid
+        checked += 1
+    assert checked == 5
+
+
+def test_mark_kept_on_json_keys_and_whole_objects() -> None:
+    recipe = parse_argv(["vllm", "serve", "m", "--a-config", '{"x":1}', "--tp", "2"])
+    command = parse_argv(["vllm", "serve", "m", "--a-config", '{"x":1,"y":2,"z":3}',
+                          "--tp", "4", "--b-config", '{"p":1}', "--c", "1"], {"V": "1"})
+    diff = diff_commands(recipe, command)
+    # One of two differing keys kept: the flag stays changed, the key is marked.
+    one = mark_kept(diff, ["--a-config.y", "--b-config.p", "$V", "--tp"])
+    flags = {e["key"]: e for e in one["flags"]}
+    assert flags["--a-config"]["status"] == "changed"
+    assert {k["key"]: k["status"] for k in flags["--a-config"]["keys"]} == {
+        "--a-config.x": "equal", "--a-config.y": "recipe_changed", "--a-config.z": "added"}
+    # Every key of an object only the command sets, kept: the flag is marked.
+    assert flags["--b-config"]["status"] == "recipe_changed"
+    assert flags["--tp"]["status"] == "recipe_changed"
+    assert flags["--c"]["status"] == "added"
+    assert one["env"][0]["status"] == "recipe_changed"
+    assert one["counts"] == {"changed": 1, "added": 1, "removed": 0, "recipe_changed": 3,
+                             "equal": 0, "deployment": 0}
+    assert one["summary"] == "1 changed, 1 only in the command, 3 changed in the recipe since"
+    assert one["distance"] == diff["distance"]
+    # Both differing keys kept: the flag is marked as a whole.
+    both = mark_kept(diff, ["--a-config.y", "--a-config.z"])
+    assert {e["key"]: e["status"] for e in both["flags"]}["--a-config"] == "recipe_changed"
+    # Nothing kept: the diff is unchanged.
+    assert mark_kept(diff, []) == diff
+
+
+def test_the_diff_html_shows_recipe_changes_apart() -> None:
+    diff = joins()["b300-vllm-tp2"]["roles"][0]["diff"]
+    html = diff_html(diff, theirs="This configuration", phrase="the configuration")
+    main, _, rest = html.partition('<div class="cdiff-drift"')
+    assert 'data-key="--compilation-config"' not in main
+    assert 'data-key="--trust-remote-code"' in main
+    drift = rest.split("</div>")[0]
+    assert 'data-key="--compilation-config"' in drift
+    assert "The recipe changed since (1): the configuration says it kept this setting" in drift
+    assert '<span class="cdiff-tag" data-status="recipe_changed">recipe changed since</span>' in (
+        drift)
+
+
 def test_pasting_a_catalogue_command_gives_the_joins_diff() -> None:
     """The catalogue's shell text of a command, pasted into the compare box (builder.compare)
-    with the join's selection, diffs exactly as the join does."""
-    checked = 0
+    with the join's selection, diffs as the join does. A paste carries no claims, so the box
+    never says "recipe changed since"; with the configuration's kept claims applied, its diff
+    is the join's."""
+    checked = marked = 0
     for config in published()["configurations"]:
         join = joins()[config["id"]]
         if join is None or len(join["roles"]) != 1:
@@ -289,6 +396,13 @@ def test_pasting_a_catalogue_command_gives_the_joins_diff() -> None:
         (role,) = [r for r in config["roles"] if r["role"] == join["roles"][0]["role"]]
         pasted = compare(builder_catalog(), builder_recipe(V41), join["query"],
                          role_text(role["command"]))
-        assert pasted["diff"] == join["roles"][0]["diff"], config["id"]
+        assert pasted["diff"]["counts"]["recipe_changed"] == 0
+        kept = config.get("recipe_claims", {}).get("kept", [])
+        assert mark_kept(pasted["diff"], kept) == join["roles"][0]["diff"], config["id"]
+        if join["recipe_changed"]:
+            assert pasted["diff"] != join["roles"][0]["diff"]
+            marked += 1
+        else:
+            assert pasted["diff"] == join["roles"][0]["diff"], config["id"]
         checked += 1
-    assert checked == 15
+    assert (checked, marked) == (15, 5)

@@ -138,3 +138,49 @@ def test_invalid_configuration_fails_the_build(tmp_path: Path) -> None:
             "configurations.3.date: Input should be a valid date or datetime, month value is "
             "outside expected range") in run.stderr
     assert not (tmp_path / "site" / "index.html").exists()
+
+
+DRIFTED = {"b300-vllm-tp2": ["--compilation-config"], "b300-vllm-tp8": ["--compilation-config"],
+           "mi355x-vllm-tp2-256-seqs": ["--attention-config.indexer_sparse_logits",
+                                        "--block-size", "--no-swa-bounded-replay"],
+           "mi355x-vllm-tp2-64-seqs": ["--attention-config.indexer_sparse_logits",
+                                       "--block-size", "--no-swa-bounded-replay"],
+           "mi355x-vllm-tp4": ["$VLLM_ROCM_MONO_DECODE",
+                               "--attention-config.indexer_sparse_logits",
+                               "$VLLM_ROCM_QUICK_REDUCE_QUANTIZATION"]}
+"""Kept recipe settings that today's recipe sets otherwise (see test_configurations.py)."""
+
+
+def test_recipe_changed_since_in_json_cards_and_model_page(built_site: BuiltSite) -> None:
+    configs = {c["id"]: c for c in load(built_site, "configurations.json")["configurations"]}
+    assert {cid: c["join"]["recipe_changed"] for cid, c in configs.items()
+            if c["join"] and c["join"]["recipe_changed"]} == DRIFTED
+    b300 = configs["b300-vllm-tp2"]["join"]
+    assert b300["counts"]["recipe_changed"] == 1
+    assert "1 changed in the recipe since" in b300["diff_summary"]
+    (compilation,) = [f for f in b300["roles"][0]["diff"]["flags"]
+                      if f["key"] == "--compilation-config"]
+    assert compilation["status"] == "recipe_changed" and compilation["recipe"] is None
+
+    cards = {c.attrs["id"]: c for c in html(built_site, "configurations").find_all(
+        "article", "cfg-card")}
+    items = {i.attrs["data-configuration"]: i for i in html(built_site, V41).find_all(
+        "li", "cfg-model-item")}
+    for cid in configs:
+        for where in (cards[cid], items[cid]):
+            lines = where.find_all("p", "cfg-join-drift")
+            if cid not in DRIFTED:
+                assert not lines, cid
+                continue
+            (line,) = lines
+            assert [c.text for c in line.find_all("code")][:len(DRIFTED[cid])] == DRIFTED[cid]
+            assert line.text.startswith("Recipe changed since")
+    assert "as of vllm-project/recipes@21302fdc75" in cards["mi355x-vllm-tp4"].find(
+        "p", "cfg-join-drift").text
+    # The card's diff shows them apart from what the configuration changed.
+    drift = cards["b300-vllm-tp2"].find("div", "cdiff-drift")
+    assert [r.attrs["data-key"] for r in drift.find_all("tr", "cdiff-row")] == [
+        "--compilation-config"]
+    table = cards["b300-vllm-tp2"].find("table", "cdiff-table")
+    assert "--compilation-config" not in [r.attrs["data-key"]
+                                          for r in table.find_all("tr", "cdiff-row")]

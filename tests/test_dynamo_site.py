@@ -73,12 +73,15 @@ def test_model_page_has_the_prerendered_widget(built_site: BuiltSite) -> None:
     heading = tree.find("h2", id="deploy-with-nvidia-dynamo")
     assert heading.text.startswith("Deploy with NVIDIA Dynamo")
     mount = tree.find("div", "dy-mount")
-    assert mount.attrs["data-deployments-json"] == f"/{HF_ID}/deployments.json"
+    # Links inside pages are relative to the page (the site works under any sub-path).
+    page_dir = built_site.root / HF_ID
+    assert (page_dir / mount.attrs["data-deployments-json"]).resolve() == (
+        built_site.root / HF_ID / "deployments.json").resolve()
     assert page_state(data(), {})["html"] in html
     # The section follows the install section (and goes before the guide).
     assert html.index('id="install-vllm"') < html.index('id="deploy-with-nvidia-dynamo"')
     link = tree.find("p", "dy-links").find("a")
-    assert (built_site.root / link.attrs["href"].lstrip("/")).is_file()
+    assert (page_dir / link.attrs["href"]).resolve().is_file()
 
 
 def test_models_without_deployments_have_no_section(built_site: BuiltSite) -> None:

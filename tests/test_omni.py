@@ -26,7 +26,8 @@ ROUTES: dict[str, set[str]] = {
     "t2v": {"/v1/videos", "/v1/videos/sync"},
     "i2v": {"/v1/videos", "/v1/videos/sync"},
     "ti2v": {"/v1/videos", "/v1/videos/sync"},
-    "t2a": {"/v1/audio/speech", "/v1/audio/generate"},
+    "tts": {"/v1/audio/speech"},
+    "t2a": {"/v1/audio/generate", "/v1/audio/speech"},  # MOSS-SoundEffect: the speech route
 }
 URL = re.compile(r"https?://(?:localhost|127\.0\.0\.1):(\d+)(/v1/[\w/.-]*)")
 """A request to the server (other local URLs, e.g. a file server for media, are not)."""

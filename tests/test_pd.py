@@ -16,6 +16,8 @@ Goldens, checked by eye against the references:
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,6 +193,35 @@ def test_page_shows_a_connector_row_and_role_groups() -> None:
     for role in ("prefill", "decode", "router"):
         assert f'data-role-tab="{role}"' in html
     assert html.count('class="rb-copy"') == 3
+
+
+def test_a_connector_without_prefill_decode_is_refused_on_cli_and_page() -> None:
+    """Issue 10.4: a choice that does not apply is refused, not silently kept."""
+    catalog, recipe = builder_catalog(), builder_recipe(V4)
+    query = {"strategy": "single_node_tep", "pd_connector": "mooncake"}
+    with pytest.raises(SelectionError) as refused:
+        build(catalog, recipe, query)
+    assert refused.value.key == "pd_connector"
+    assert "does not split prefill and decode" in refused.value.reason
+    state = page_state(catalog, recipe, query)
+    assert state["explicit"] == {"strategy": "single_node_tep"}
+    assert "pd_connector=mooncake (Mooncake is a prefill/decode KV connector" in state["notice"]
+    cli = subprocess.run([sys.executable, "-m", "vllm_recipes", V4, "strategy=single_node_tep",
+                          "pd_connector=mooncake"], capture_output=True, text=True, check=False)
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == f"pd_connector: {refused.value.reason}"
+
+
+def test_a_key_given_twice_is_refused_on_cli_and_page() -> None:
+    catalog, recipe = builder_catalog(), builder_recipe(V4)
+    state = page_state(catalog, recipe, [["hardware", "h200"], ["variant", "fp8"],
+                                         ["hardware", "b200"]])
+    assert state["explicit"] == {"variant": "fp8"}
+    assert "hardware=h200 (given twice)" in state["notice"]
+    assert "hardware=b200 (given twice)" in state["notice"]
+    cli = subprocess.run([sys.executable, "-m", "vllm_recipes", V4, "hardware=h200",
+                          "hardware=b200"], capture_output=True, text=True, check=False)
+    assert cli.returncode == 2 and cli.stderr.strip() == "hardware: given twice"
 
 
 # ------------------------------------------------------------------------------ loader

@@ -7,6 +7,7 @@ Each test is named `test_<page section>__<statement>`. The facts come from
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -535,3 +536,120 @@ def test_agentx_tuning_on_nvidia_gpus__needs_speculative_decoding_and_text_only(
             argv, env = serve(hardware="b200", variant="fp8", strategy=strategy, **ticks)
             assert value(argv, "--max-num-seqs") == "128", (ticks, strategy)
             assert "VLLM_USE_V2_MODEL_RUNNER" not in env
+
+
+# ----------------------------------------------------------- Prefill/decode disaggregation
+
+
+@pytest.mark.parametrize("hardware", AMD)
+def test_prefill_decode_disaggregation__amd_runs_the_pages_1p1d_tp_layout(hardware: str) -> None:
+    """1P1D, TP per role (TP8 on 8-GPU nodes), --max-num-seqs 32, no expert parallelism in the
+    pools; on ROCm the Engram offload is explicit; the NVIDIA-only warm-up and kernel settings
+    are left out; DSpark keeps the AMD settings (issue 15, point 1)."""
+    result = run(hardware=hardware, strategy="pd_cluster", spec_decoding="on")
+    assert result["selection"]["nodes"] == "2"
+    pools = [c for c in result["commands"] if c["role"] in ("prefill", "decode")]
+    assert [c["role"] for c in pools] == ["prefill", "decode"]
+    for command in pools:
+        argv, env = command["argv"], command["env"]
+        assert value(argv, "--tensor-parallel-size") == "8"
+        assert "--enable-expert-parallel" not in argv and "--data-parallel-size" not in argv
+        assert value(argv, "--max-num-seqs") == "32"
+        assert json_value(argv, "--engram-config") == {"cpu_offload": True}
+        assert "--kernel-config" not in argv and "VLLM_DEEP_GEMM_WARMUP" not in env
+        spec = json_value(argv, "--speculative-config")
+        assert spec["method"] == "dspark" and spec["enable_adaptive_verification"] is False
+        assert value(argv, "--moe-backend") == "aiter"
+
+
+def test_prefill_decode_disaggregation__no_layout_from_the_recipe_means_no_offer() -> None:
+    """A strategy offered on a hardware takes its layout from the recipe: without the `pd`
+    entry that covers AMD, prefill/decode is refused there with the reason, never rendered
+    from the builder's generic pools."""
+    recipe = copy.deepcopy(builder_recipe(HF_ID))
+    del recipe["pd"]["amd"]
+    with pytest.raises(SelectionError) as caught:
+        build(builder_catalog(), recipe, {"hardware": "mi355x", "strategy": "pd_cluster"})
+    assert caught.value.key == "strategy"
+    assert caught.value.reason == "this recipe gives no prefill/decode layout for MI355X"
+    # NVIDIA keeps its own layout.
+    assert build(builder_catalog(), recipe, {"hardware": "gb200", "strategy": "pd_cluster"})
+
+
+def _guide_section(heading: str) -> str:
+    text = _guide()
+    start = text.index(f"\n{heading}\n")
+    end = text.find("\n#", start + len(heading) + 2)
+    return text[start:end if end != -1 else None]
+
+
+def _flags_named(text: str) -> set[str]:
+    """Every flag written in backticks in `text`, brace forms expanded
+    (`--data-parallel-{address,rpc-port}` is two flags)."""
+    found = set()
+    for span in re.findall(r"`([^`]+)`", text):
+        for word in span.split():
+            brace = re.fullmatch(r"(--[\w-]*)\{([\w,-]+)\}([\w-]*)", word)
+            if brace:
+                found |= {brace[1] + part + brace[3] for part in brace[2].split(",")}
+            elif word.startswith("--"):
+                found.add(word)
+    return found
+
+
+def _sentences(text: str, *words: str, negated: bool = False) -> str:
+    """The sentences (and clauses after colons) of `text` that contain one of `words`; those
+    that say "none of" / "nothing" only when `negated`."""
+    parts = re.split(r"(?<=[.:;])\s+", " ".join(text.split()))
+    return " ".join(p for p in parts if any(w in p.lower() for w in words)
+                    and negated == any(n in p.lower() for n in ("none of", "nothing")))
+
+
+def test_prefill_decode_disaggregation__gb300_prefill_split_agrees_with_the_commands() -> None:
+    """The guide's way to run the GB300 prefill tray as two DEP2 engines names only flags the
+    builder's prefill command has (and changes them from the values it has), adds only flags it
+    lacks, and tells the user to drop nothing that is not there (issue 15, point 3)."""
+    result = run(hardware="gb300", strategy="pd_cluster")
+    by_role = {c["role"]: c for c in reversed(result["commands"])}  # each role's head
+    prefill, decode, router = by_role["prefill"], by_role["decode"], by_role["router"]
+    section = _guide_section("### Splitting the GB300 prefill tray")
+    prose = section.split("```")[0] + section.split("```")[-1]
+
+    dropped = _flags_named(_sentences(prose, "drop", "remove", "delete"))
+    assert all(flag in prefill["argv"] for flag in dropped), (
+        f"the guide drops {sorted(dropped)}, the prefill command has "
+        f"{sorted(f for f in prefill['argv'] if f.startswith('--data-parallel'))}")
+    lacking = _flags_named(_sentences(prose, "none of", negated=True))
+    assert lacking == {"--data-parallel-address", "--data-parallel-start-rank",
+                       "--data-parallel-rpc-port"}
+    for flag in lacking:
+        assert flag not in prefill["argv"], flag
+        assert any(flag in c["argv"] for c in result["commands"] if c["role"] == "decode"), flag
+    flat = " ".join(prose.split())
+    changes = re.findall(r"change `(--[\w-]+) (\S+)` to `\1 (\S+)`", flat)
+    assert changes == [("--data-parallel-size", "4", "2")]
+    for flag, before, _ in changes:
+        assert value(prefill["argv"], flag) == before
+    added = re.findall(r"\badd `(--[\w-]+)", flat)
+    assert added == ["--data-parallel-size-local"]
+    assert not set(added) & set(prefill["argv"])
+
+    # The code block: the first engine keeps the prefill command's ports, the second takes
+    # ports the first engine's ranks and the tray's other commands leave free.
+    block = section.split("```bash\n")[1].split("```")[0]
+    engines = [dict(re.findall(r"(\w+)=(\S+)", line)) | {"port": value(line.split(), "--port")}
+               for line in block.splitlines() if "vllm serve" in line]
+    assert len(engines) == 2
+    first, second = engines
+    assert first["port"] == value(prefill["argv"], "--port")
+    assert first["VLLM_NIXL_SIDE_CHANNEL_PORT"] == prefill["env"]["VLLM_NIXL_SIDE_CHANNEL_PORT"]
+    assert int(second["VLLM_NIXL_SIDE_CHANNEL_PORT"]) >= int(
+        first["VLLM_NIXL_SIDE_CHANNEL_PORT"]) + 2  # DP2: base port + rank 0 and 1
+    assert second["port"] not in {value(c["argv"], "--port") for c in result["commands"]}
+    gpus = [set(e["CUDA_VISIBLE_DEVICES"].split(",")) for e in engines]
+    assert not gpus[0] & gpus[1] and len(gpus[0] | gpus[1]) == int(
+        value(prefill["argv"], "--data-parallel-size") or 0)
+    # The router flags the guide changes are the builder's router's.
+    for flag in ("--prefill", "--intra-node-data-parallel-size"):
+        assert flag in router["argv"] and f"`{flag}`" in prose, flag
+    assert value(decode["argv"], "--data-parallel-size") == "16"

@@ -3,11 +3,14 @@ configuration, and the ways a build must fail."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
+import brotli
 import pytest
 
 from tests.recipes_data import RECIPES, ROOT
@@ -33,6 +36,29 @@ def test_builder_assets_for_pyodide(built_site: BuiltSite) -> None:
     for name in expected:
         shipped = built_site.root / "assets" / "builder" / name
         assert shipped.read_bytes() == (ROOT / name).read_bytes()
+    # The boot snapshot the page's worker loads, named after what it was made from.
+    assert re.fullmatch(r"snapshot-[0-9a-f]{16}\.bin", manifest["snapshot"])
+    assert (built_site.root / "assets" / "builder" / manifest["snapshot"]).stat().st_size > 1e6
+
+
+@pytest.mark.site
+def test_precompressed_copies_match_their_originals(built_site: BuiltSite) -> None:
+    copies = sorted(built_site.root.glob("assets/**/*.br")) + sorted(
+        built_site.root.glob("assets/**/*.gz"))
+    assert any(p.name == "pyodide.asm.wasm.br" for p in copies)
+    assert any(p.name == "pyodide.asm.wasm.gz" for p in copies)
+    for copy in copies:
+        original = copy.with_suffix("")
+        data = copy.read_bytes()
+        unpacked = brotli.decompress(data) if copy.suffix == ".br" else gzip.decompress(data)
+        assert unpacked == original.read_bytes(), copy
+        assert len(data) < 0.9 * original.stat().st_size
+
+
+@pytest.mark.site
+def test_serve_json_keeps_index_html_links(built_site: BuiltSite) -> None:
+    config = json.loads((built_site.root / "serve.json").read_text())
+    assert config["cleanUrls"] == ["!**/index.html"]
 
 
 def test_mkdocs_config() -> None:

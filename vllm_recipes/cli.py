@@ -7,8 +7,9 @@
     vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD      a command against the recipe's
     vllm-recipes HF_ID --dynamo [KEY=VALUE ...] [--json]       NVIDIA Dynamo deployment steps
 
-It reads the recipe tree through the loader, then calls exactly the builder functions the page
-and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
+It reads the recipe tree through the loader (or the validated data cached from an earlier run
+while no file has changed: `answer_cache.py`), then calls exactly the builder functions the
+page and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
 status 2 and one line; invalid recipe data exits with status 1.
 """
 
@@ -19,17 +20,20 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from builder import dynamo
-from builder.api import build
+from builder.api import build, published
 from builder.errors import SelectionError
 from builder.vocabulary import SELECTION_KEYS
 
-from .deployments import load_deployments, load_deployments_with_problems
+from . import answer_cache
 from .errors import InvalidRecipe
-from .loader import Catalog, load_catalog, load_catalog_with_problems, load_for
-from .schema import json_schema
+
+if TYPE_CHECKING:
+    from .loader import Catalog
+
+# The loader, schema and deployments are imported where they are used: an answer from the
+# cache (answer_cache.py) needs none of them.
 
 __all__ = ["main"]
 
@@ -90,6 +94,9 @@ def check(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not (args.dir / "hardware.yaml").is_file():
         return _usage(f"{args.dir}: not a recipe tree (no hardware.yaml)")
+    from .deployments import load_deployments_with_problems
+    from .loader import load_catalog_with_problems
+
     catalog, problems = load_catalog_with_problems(args.dir)
     problems = [*problems, *load_deployments_with_problems(args.dir)[1]]
     for problem in problems:
@@ -105,6 +112,8 @@ def check(argv: list[str]) -> int:
 def schema(argv: list[str]) -> int:
     argparse.ArgumentParser(prog="vllm-recipes schema",
                             description="Print the JSON Schema of recipe files.").parse_args(argv)
+    from .schema import json_schema
+
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0
 
@@ -185,6 +194,8 @@ def _serve(argv: list[str]) -> int:
     if args.list:
         if args.hf_id or args.pairs or args.explain:
             return _usage("--list takes no model id or KEY=VALUE (only --json)")
+        from .loader import load_catalog
+
         try:
             return _list(load_catalog(args.recipes), args.json)
         except InvalidRecipe as error:
@@ -192,15 +203,24 @@ def _serve(argv: list[str]) -> int:
             return EXIT_PROBLEMS
     if not args.hf_id:
         return _usage("HF_ID is required (see vllm-recipes --list)")
-    try:
-        catalog = load_for(args.recipes, args.hf_id)
-    except InvalidRecipe as error:
-        print(error, file=sys.stderr)
-        return EXIT_PROBLEMS
-    try:
-        hf_id, variant_id = catalog.find(args.hf_id)
-    except KeyError:
-        return _usage(f"hf_id: unknown model {args.hf_id!r}; see vllm-recipes --list")
+    catalog = None
+    key, entry = answer_cache.read(args.recipes, args.hf_id)
+    if entry is None or args.explain:  # --explain names files and lines: the loader has them
+        from .loader import load_for
+
+        try:
+            catalog = load_for(args.recipes, args.hf_id)
+        except InvalidRecipe as error:
+            print(error, file=sys.stderr)
+            return EXIT_PROBLEMS
+        try:
+            hf_id, variant_id = catalog.find(args.hf_id)
+        except KeyError:
+            return _usage(f"hf_id: unknown model {args.hf_id!r}; see vllm-recipes --list")
+        entry = {"hf_id": hf_id, "variant": variant_id,
+                 "catalog": catalog.builder_catalog(), "recipe": catalog.builder_recipe(hf_id)}
+        answer_cache.write(args.recipes, key, args.hf_id, entry)
+    hf_id, variant_id = entry["hf_id"], entry["variant"]
     try:
         query = _parse_pairs(args.pairs)
         if variant_id != "default":
@@ -209,13 +229,14 @@ def _serve(argv: list[str]) -> int:
                     "variant", f"{args.hf_id} is variant {variant_id!r}; drop variant= or "
                     f"use {hf_id}")
             query["variant"] = variant_id
-        result = build(catalog.builder_catalog(), catalog.builder_recipe(hf_id), query)
+        result = build(entry["catalog"], entry["recipe"], query)
     except SelectionError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(published(result), indent=2, ensure_ascii=False))
     elif args.explain:
+        assert catalog is not None
         sys.stdout.write(explain(catalog, hf_id, dict(result)))
     else:
         sys.stdout.write(result["copy_text"])
@@ -227,6 +248,10 @@ def dynamo_main(args: argparse.Namespace) -> int:
     steps that deploy a model's NVIDIA Dynamo target (builder.dynamo, as the page)."""
     if args.explain:
         return _usage("--explain is for vLLM commands; with --dynamo use --json")
+    from builder import dynamo
+
+    from .deployments import load_deployments
+
     try:
         deployments = load_deployments(args.recipes)
     except InvalidRecipe as error:

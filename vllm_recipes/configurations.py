@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, model_validator
 
-from builder.command_diff import CommandError, engine_options, option_identity, parse_argv
+from builder.command_diff import CommandError, claim_key, engine_options, parse_argv
 
 from . import schema
 from .errors import InvalidRecipe
@@ -35,6 +35,7 @@ __all__ = [
     "Configuration",
     "ConfigurationSet",
     "Role",
+    "claim_key",
     "configuration_json_schema",
     "load_configurations",
 ]
@@ -389,14 +390,6 @@ def _check_claims(config: Configuration) -> list[str]:
         keys |= {f"${name}" for name in parsed["env"]}
     return [f"{claim!r} is not set by the configuration's command"
             for claim in config.recipe_claims.kept if claim_key(claim) not in keys]
-
-
-def claim_key(claim: str) -> str:
-    """The identity a claim names, in the form `command_diff` keys entries with: flags by
-    `option_identity` (`--no-x` → `--x`), variables as `$NAME`."""
-    if claim.startswith("$"):
-        return claim
-    return option_identity(claim)[0]
 
 
 def publish_set(data: ConfigurationSet) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from builder.arglist import is_flag
-from builder.vocabulary import SELECTION_KEYS
+from builder.vocabulary import OMNI_KINDS, SELECTION_KEYS
 
 __all__ = [
     "Args",
@@ -412,7 +412,9 @@ class Variant(Strict):
 class Model(Strict):
     model_id: HfId
     min_vllm_version: str
-    default_frontend: Literal["rust", "python"] = "rust"
+    default_frontend: Literal["rust", "python"] | None = None
+    """The frontend selected by default; absent: Python for vLLM-Omni recipes (its routes are
+    served by its own API server), else Rust."""
     docker_image: dict[HardwareKey, str] = {}
     """Docker image per hardware key (e.g. `amd`)."""
     architecture: Literal["moe", "dense"]
@@ -530,7 +532,8 @@ Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning"
                "omni"]
 ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
 """A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
-OmniKind = Literal["t2i", "i2i", "t2v", "i2v", "ti2v", "t2a"]
+OmniKind = Literal[tuple(OMNI_KINDS)]  # type: ignore[valid-type]
+"""A vLLM-Omni task kind: the builder's registry (`builder.vocabulary.OMNI_KINDS`)."""
 
 
 class OmniRequest(Strict):

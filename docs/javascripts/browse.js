@@ -1,107 +1,281 @@
-// Home page filters: show the model cards that match, keep the filters in the query string.
-// The cards and their facets are in the static HTML (made by the recipes plugin); this only
-// hides and shows them. Wired through mkdocs-material's document$ so instant navigation
-// back to the home page works.
+// Home page model browser: show the cards that match the search and the filters, recount every
+// filter option, keep the filters in the URL (each change is a history entry, so back and
+// forward step through them; a shared link restores them). The URL is written a moment after
+// the cards are shown (history.pushState costs more than the filtering itself), once per
+// typed search, and at once when a link is followed or the page is left; changes made within
+// that moment share one entry.
+//
+// The cards, their facet values, their search text, the options and their labels are all in
+// the static HTML, made at build time (site_plugins/recipes/browse.py, whose docstring states
+// the rules); this only hides, shows and counts. Wired through mkdocs-material's document$ so
+// instant navigation back to the home page works.
 
 (function () {
   "use strict";
 
-  function facetsOf(card) {
-    if (!card._rcpFacets) {
-      try {
-        card._rcpFacets = JSON.parse(card.dataset.facets || "{}");
-      } catch (error) {
-        card._rcpFacets = {};
-      }
-    }
-    return card._rcpFacets;
-  }
+  const compact = (text) => text.toLowerCase().replace(/[-_\s]+/g, "");
+  const URL_DELAY_MS = 150; // after a filter change
+  const TYPING_DELAY_MS = 400; // after the last key of a search
 
-  function matches(card, filters, words) {
-    const facets = facetsOf(card);
-    for (const [key, value] of Object.entries(filters)) {
-      if (value && !(facets[key] || []).includes(value)) return false;
-    }
-    const text = card.dataset.text || "";
-    return words.every((word) => text.includes(word));
-  }
-
-  function readURL(form) {
-    const params = new URLSearchParams(location.search);
-    for (const control of form.querySelectorAll("[data-filter]")) {
-      const value = params.get(control.name) || "";
-      if (control.tagName === "SELECT") {
-        const known = Array.from(control.options).some((option) => option.value === value);
-        control.value = known ? value : "";
-      } else {
-        control.value = value;
-      }
-    }
-  }
-
-  function writeURL(form) {
-    const params = new URLSearchParams(location.search);
-    for (const control of form.querySelectorAll("[data-filter]")) {
-      if (control.value) params.set(control.name, control.value);
-      else params.delete(control.name);
-    }
-    const query = params.toString();
-    const url = location.pathname + (query ? "?" + query : "") + location.hash;
-    if (url !== location.pathname + location.search + location.hash) {
-      history.replaceState(history.state, "", url);
-    }
-  }
-
-  function apply(root) {
-    const form = root.querySelector(".rcp-filters");
-    const filters = {};
-    let words = [];
-    for (const control of form.querySelectorAll("[data-filter]")) {
-      if (control.name === "search") {
-        words = control.value.toLowerCase().split(/\s+/).filter(Boolean);
-      } else {
-        filters[control.name] = control.value;
-      }
-    }
-    let shown = 0;
-    for (const card of root.querySelectorAll(".rcp-card")) {
-      const visible = matches(card, filters, words);
-      card.hidden = !visible;
-      if (visible) shown += 1;
-    }
-    const count = root.querySelector("[data-rcp-count]");
-    if (count) count.textContent = String(shown);
-    const empty = root.querySelector(".rcp-empty");
-    if (empty) empty.hidden = shown !== 0;
-  }
-
-  function wire(root) {
-    if (root.dataset.rcpWired) return;
-    root.dataset.rcpWired = "1";
-    const form = root.querySelector(".rcp-filters");
-    if (!form) return;
-    readURL(form);
-    apply(root);
-    const update = () => {
-      apply(root);
-      writeURL(form);
-    };
-    form.addEventListener("input", update);
-    form.addEventListener("change", update);
-    form.addEventListener("reset", () => setTimeout(update, 0));
-    form.addEventListener("submit", (event) => event.preventDefault());
-    const clear = root.querySelector("[data-rcp-clear]");
-    if (clear) {
-      clear.addEventListener("click", (event) => {
-        event.preventDefault();
-        form.reset();
+  class Browse {
+    constructor(root) {
+      this.root = root;
+      this.path = location.pathname;
+      this.form = root.querySelector(".rcp-filters");
+      this.search = this.form.querySelector('input[name="search"]');
+      this.group = this.form.querySelector('input[name="group"]');
+      this.selects = Array.from(this.form.querySelectorAll("select[data-filter]"));
+      this.keys = this.selects.map((select) => select.name);
+      this.options = this.selects.map((select) =>
+        Array.from(select.options).map((option) => ({
+          option,
+          label: option.dataset.label || option.textContent,
+          count: -1,
+        })),
+      );
+      this.groups = Array.from(root.querySelectorAll(".rcp-group")).map((el) => ({
+        el,
+        count: el.querySelector("[data-rcp-group-count]"),
+        shown: -1,
+      }));
+      this.cards = [];
+      this.groups.forEach((group, index) => {
+        for (const el of group.el.querySelectorAll(".rcp-card")) this.addCard(el, index);
       });
+      for (const el of root.querySelectorAll(".rcp-card")) {
+        if (!el.rcpCard) this.addCard(el, -1); // outside any group
+      }
+      this.countEl = root.querySelector("[data-rcp-count]");
+      this.empty = root.querySelector(".rcp-empty");
+      this.notice = root.querySelector("[data-rcp-notice]");
+      this.toggle = this.form.querySelector(".rcp-filters-toggle");
+      this.active = this.form.querySelector("[data-rcp-active]");
+      this.typing = false; // the current history entry is the search being typed
+      this.pending = 0; // timer of the URL write to come
+      this.pendingMode = "replace";
+    }
+
+    addCard(el, group) {
+      let facets = {};
+      try {
+        facets = JSON.parse(el.dataset.facets || "{}");
+      } catch (error) {
+        facets = {};
+      }
+      const card = {
+        el,
+        group,
+        text: el.dataset.text || "",
+        values: this.keys.map((key) => facets[key] || []),
+        shown: !el.hidden,
+      };
+      el.rcpCard = card;
+      this.cards.push(card);
+    }
+
+    // ------------------------------------------------------------ filtering
+
+    apply() {
+      const chosen = this.selects.map((select) => select.value);
+      const words = this.search.value.split(/\s+/).map(compact).filter(Boolean);
+      const nKeys = this.keys.length;
+      // counts[k]: value -> models it would show with the other filters; any[k]: with none of k.
+      const counts = this.keys.map(() => new Map());
+      const any = new Array(nKeys).fill(0);
+      const groupShown = new Array(this.groups.length).fill(0);
+      let shown = 0;
+      for (const card of this.cards) {
+        let visible = words.every((word) => card.text.includes(word));
+        if (visible) {
+          let misses = 0;
+          let missed = -1;
+          for (let k = 0; k < nKeys && misses < 2; k++) {
+            if (chosen[k] && !card.values[k].includes(chosen[k])) {
+              misses += 1;
+              missed = k;
+            }
+          }
+          visible = misses === 0;
+          if (misses <= 1) {
+            for (let k = 0; k < nKeys; k++) {
+              if (misses === 1 && k !== missed) continue;
+              any[k] += 1;
+              const map = counts[k];
+              for (const value of card.values[k]) map.set(value, (map.get(value) || 0) + 1);
+            }
+          }
+        }
+        if (visible !== card.shown) {
+          card.el.hidden = !visible;
+          card.shown = visible;
+        }
+        if (visible) {
+          shown += 1;
+          if (card.group >= 0) groupShown[card.group] += 1;
+        }
+      }
+      this.groups.forEach((group, index) => {
+        const n = groupShown[index];
+        if (n === group.shown) return;
+        group.el.hidden = n === 0;
+        if (n) {
+          group.el.dataset.span = String(Math.min(n, 3)); // columns it takes (browse.css)
+          group.el.style.setProperty("--n", String(n)); // its height until laid out
+        }
+        if (group.count) group.count.textContent = String(n);
+        group.shown = n;
+      });
+      this.options.forEach((options, k) => {
+        for (const entry of options) {
+          const value = entry.option.value;
+          const n = value ? counts[k].get(value) || 0 : any[k];
+          if (n === entry.count) continue;
+          entry.option.textContent = `${entry.label} (${n})`;
+          entry.option.disabled = n === 0 && value !== chosen[k];
+          entry.count = n;
+        }
+      });
+      if (this.countEl) this.countEl.textContent = String(shown);
+      if (this.empty) this.empty.hidden = shown !== 0;
+      // Written only when they change: each write restyles what depends on it.
+      const group = this.group && !this.group.checked ? "none" : "provider";
+      if (this.root.dataset.group !== group) this.root.dataset.group = group;
+      const active = chosen.filter(Boolean).length;
+      const activeText = active ? `(${active})` : "";
+      if (this.active && this.active.textContent !== activeText) {
+        this.active.textContent = activeText;
+      }
+    }
+
+    // ------------------------------------------------------------ URL
+
+    // Reads the filters from the URL; values no option has are dropped with a notice.
+    readURL() {
+      const params = new URLSearchParams(location.search);
+      const dropped = [];
+      this.search.value = params.get("search") || "";
+      for (const select of this.selects) {
+        const value = params.get(select.name) || "";
+        const known = value && Array.from(select.options).some((o) => o.value === value);
+        if (value && !known) dropped.push(`${select.name}=${value}`);
+        select.value = known ? value : "";
+      }
+      if (this.group) {
+        const value = params.get("group");
+        if (value !== null && value !== "none" && value !== "provider") {
+          dropped.push(`group=${value}`);
+        }
+        this.group.checked = value !== "none";
+      }
+      this.showNotice(dropped);
+      if (dropped.length) this.writeURL("replace");
+    }
+
+    showNotice(dropped) {
+      if (!this.notice || (this.notice.hidden && dropped.length === 0)) return;
+      this.notice.hidden = dropped.length === 0;
+      this.notice.textContent = dropped.length
+        ? `Ignored from the URL, showing all models for ${dropped.length > 1 ? "these" : "it"}` +
+          ` instead: ${dropped.join(", ")} (no such filter value)`
+        : "";
+    }
+
+    url() {
+      const params = new URLSearchParams(location.search);
+      const set = (name, value) => (value ? params.set(name, value) : params.delete(name));
+      set("search", this.search.value.trim() ? this.search.value : "");
+      for (const select of this.selects) set(select.name, select.value);
+      if (this.group) set("group", this.group.checked ? "" : "none");
+      const query = params.toString();
+      return location.pathname + (query ? "?" + query : "") + location.hash;
+    }
+
+    writeURL(mode) {
+      const url = this.url();
+      if (url === location.pathname + location.search + location.hash) return;
+      if (mode === "push") history.pushState(null, "", url);
+      else history.replaceState(history.state, "", url);
+    }
+
+    // A new entry ("push") stays one when later changes join it before it is written.
+    queueURL(mode, delay) {
+      this.pendingMode = this.pending && this.pendingMode === "push" ? "push" : mode;
+      clearTimeout(this.pending);
+      this.pending = setTimeout(() => this.flushURL(), delay);
+    }
+
+    flushURL() {
+      if (!this.pending) return;
+      clearTimeout(this.pending);
+      this.pending = 0;
+      this.writeURL(this.pendingMode);
+    }
+
+    // ------------------------------------------------------------ wiring
+
+    wire() {
+      this.readURL();
+      this.apply();
+      this.root.classList.add("rcp-js");
+      this.form.addEventListener("input", (event) => {
+        if (event.target !== this.search) return; // selects report through "change"
+        this.apply();
+        // One history entry per search typed, not per key.
+        this.queueURL(this.typing ? "replace" : "push", TYPING_DELAY_MS);
+        this.typing = true;
+        this.showNotice([]);
+      });
+      this.search.addEventListener("blur", () => {
+        this.typing = false;
+      });
+      const changed = () => {
+        this.typing = false;
+        this.apply();
+        this.queueURL("push", URL_DELAY_MS);
+        this.showNotice([]);
+      };
+      this.form.addEventListener("change", (event) => {
+        if (event.target !== this.search) changed();
+      });
+      this.form.addEventListener("reset", () => setTimeout(changed, 0));
+      // Leaving: the URL must hold the filters first (back comes to them).
+      this.root.addEventListener("click", () => this.flushURL(), true);
+      window.addEventListener("pagehide", () => this.flushURL());
+      this.form.addEventListener("submit", (event) => event.preventDefault());
+      const clear = this.root.querySelector("[data-rcp-clear]");
+      if (clear) clear.addEventListener("click", () => this.search.focus()); // it resets the form
+      if (this.toggle) {
+        this.toggle.addEventListener("click", () => {
+          const open = this.toggle.getAttribute("aria-expanded") !== "true";
+          this.toggle.setAttribute("aria-expanded", String(open));
+          this.root.classList.toggle("rcp-open", open);
+        });
+      }
+    }
+
+    // Back/forward: the URL changed under the page.
+    popped() {
+      if (location.pathname !== this.path || !this.root.isConnected) return;
+      clearTimeout(this.pending);
+      this.pending = 0;
+      this.typing = false;
+      this.readURL();
+      this.apply();
     }
   }
+
+  let current = null;
 
   function wireAll() {
-    for (const root of document.querySelectorAll("[data-rcp-browse]")) wire(root);
+    const root = document.querySelector("[data-rcp-browse]");
+    if (!root || root.rcpBrowse) return;
+    root.rcpBrowse = current = new Browse(root);
+    current.wire();
   }
+
+  window.addEventListener("popstate", () => {
+    if (current) current.popped();
+  });
 
   if (typeof document$ !== "undefined" && document$.subscribe) {
     document$.subscribe(wireAll);

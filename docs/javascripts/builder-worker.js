@@ -1,15 +1,26 @@
 // The recipe builder's Python, off the main thread: a module Web Worker that boots Pyodide
-// once per tab, copies the site's builder/*.py into Pyodide's file system, and answers
-// page_state(query) with the HTML Python renders. No command logic lives here: the worker
-// only moves text between the page and builder.view.page_state.
+// once per tab and answers page_state(query) with the HTML Python renders. No command logic
+// lives here: the worker only moves text between the page and builder.view.page_state.
 //
-// Messages in:  {type: "init", pyodideURL, builderURL}
+// Boot: from the memory snapshot the site ships (assets/builder/snapshot-<hash>.bin, made at
+// build time with every builder module imported), else the ordinary way (Python starts, the
+// builder's sources are fetched and written into Pyodide's file system). A failed start is
+// reported at once with what to fix: an HTTP error on one of Pyodide's files, a failed
+// WebAssembly instantiation, no WebAssembly at all. A .wasm served with a wrong MIME type is
+// accepted (compiled from a corrected response) rather than failing.
+//
+// Data: the recipe document (/<hf_id>.json) and the builder catalog, each fetched once per tab;
+// every selection is computed here, so a click makes no network request.
+//
+// The protocol is a switch on `type`; add new message types as new cases.
+// Messages in:  {type: "init", pyodideURL, builderURL, hold} | {type: "go"} (ends the hold)
 //               {type: "prepare", catalogURL, recipeURL}
-//               {type: "page_state", id, catalogURL, recipeURL, query}
+//               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
 //               {type: "compare", id, catalogURL, recipeURL, query, text}
 //               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
-// Messages out: {type: "ready", ms} | {type: "failed", error}
-//               {type: "result", id, html, explicit, notice, ms} | {type: "error", id, error}
+// Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
+//               {type: "result", id, html, explicit, notice, foreign, ms}
+//               {type: "error", id, error}
 //               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
 //               builder.compare.compare_state)
 
@@ -17,7 +28,9 @@
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
 // hands the builder the data keys it knows and nothing else.
 const BRIDGE = `
+import gc
 import json
+from builder.api import Builder
 from builder.view import page_state
 
 _PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html"}
@@ -29,18 +42,30 @@ def load(url, text, recipe):
     if recipe:
         data = {k: v for k, v in data.items() if k not in _PAGE_ONLY}
     _data[url] = data
+    # Everything so far (interpreter, modules, the data) lives as long as the tab: keep the
+    # collector from walking it again on every full collection during clicks.
+    gc.collect()
+    gc.freeze()
 
 
 def loaded(url):
     return url in _data
 
 
-def call(catalog_url, recipe_url, query_json):
-    state = page_state(_data[catalog_url], _data[recipe_url], json.loads(query_json))
+_builders = {}
+
+
+def call(catalog_url, recipe_url, pairs_json):
+    query = json.loads(pairs_json)  # [key, value] pairs: a repeated key is page_state's to refuse
+    key = (catalog_url, recipe_url)
+    if key not in _builders:  # one per recipe: its query-independent work is done once
+        _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
+    state = page_state(_data[catalog_url], _data[recipe_url], query, _builders[key])
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
         "notice": state["notice"],
+        "foreign": state.get("foreign", {}),
     })
 
 
@@ -48,6 +73,8 @@ def compare(catalog_url, recipe_url, query_json, text):
     from builder.compare import compare_state
     return json.dumps(
         compare_state(_data[catalog_url], _data[recipe_url], json.loads(query_json), text))
+
+
 def load_deployments(url, text):
     # /<hf_id>/deployments.json: the builder's input is its "data".
     _data[url] = json.loads(text)["data"]
@@ -65,13 +92,17 @@ def dynamo_call(url, query_json):
 `;
 
 const BUILDER_ROOT = "/rb";
+const FIX =
+  "check that the site was deployed with its assets/ folder and that the server sends " +
+  ".wasm files as application/wasm";
 
-let booting = null; // Promise<bridge>, one per worker, so one per tab
+let booting = null; // Promise<{pyodide, bridge, started, snapshot}>, one per worker (tab)
+let failBoot = null; // rejects `booting` from outside (a failed download seen by fetch)
 const texts = new Map(); // url -> Promise<string>, so a JSON file is fetched once
 
 async function fetchText(url) {
   const response = await fetch(url, { credentials: "same-origin" });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
   return response.text();
 }
 
@@ -84,6 +115,68 @@ function text(url) {
   return texts.get(url);
 }
 
+// Pyodide fetches its files itself. Watch those fetches: an HTTP error fails the start at once
+// (Pyodide would wait forever). The WebAssembly module is fetched and compiled from the start
+// of the boot, alongside the JavaScript and the snapshot (Pyodide would only begin once both
+// are in); a .wasm with another MIME type is compiled all the same.
+const EARLY = "x-rb-early-wasm";
+
+function asWasm(response) {
+  const type = response.headers.get("content-type") || "";
+  if (type.startsWith("application/wasm")) return response;
+  console.warn(`recipe builder: ${response.url} came as "${type}", not application/wasm`);
+  return new Response(response.body, {
+    status: response.status,
+    headers: { "content-type": "application/wasm" },
+  });
+}
+
+function watchFetches(pyodideURL) {
+  const original = self.fetch.bind(self);
+  const wasmURL = new URL("pyodide.asm.wasm", pyodideURL).href;
+  const failed = (url, status) =>
+    failBoot?.(new Error(`${new URL(url).pathname}: HTTP ${status}; ${FIX}`));
+  const compiled = (async () => {
+    const response = await original(wasmURL, { credentials: "same-origin" });
+    if (!response.ok) {
+      failed(wasmURL, response.status);
+      throw new Error(`HTTP ${response.status}`);
+    }
+    if (released.done) return WebAssembly.compileStreaming(asWasm(response));
+    // Download now, compile once the page has loaded (see "go").
+    const bytes = await response.arrayBuffer();
+    await released;
+    return WebAssembly.compile(bytes);
+  })();
+  compiled.catch(() => {});
+  self.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url === wasmURL) return new Response(null, { headers: { [EARLY]: "1" } });
+    const response = await original(input, init);
+    if (url.startsWith(pyodideURL) && !response.ok) {
+      // Pyodide holds some of these promises unawaited for a while: fail the start from here
+      // rather than rejecting them (an unhandled rejection).
+      failed(url, response.status);
+    }
+    return response;
+  };
+  const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!response.headers.get(EARLY)) return instantiateStreaming(response, imports);
+    const module = await compiled;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+  // Pyodide reports a failed instantiation with console.warn and then never settles.
+  const warn = console.warn.bind(console);
+  console.warn = (...args) => {
+    warn(...args);
+    if (String(args[0]).includes("wasm instantiation failed")) {
+      failBoot?.(new Error(`Pyodide's WebAssembly module did not instantiate; ${FIX}`));
+    }
+  };
+}
+
 function manifestFiles(manifest) {
   // The site lists the builder's files as a list, or as {files: [...]}.
   const files = Array.isArray(manifest) ? manifest : manifest.files;
@@ -91,35 +184,106 @@ function manifestFiles(manifest) {
   return files;
 }
 
-async function boot({ pyodideURL, builderURL }) {
-  const started = performance.now();
-  // Fetch the builder's sources while the interpreter downloads and starts.
-  const sources = fetchText(new URL("manifest.json", builderURL)).then(async (raw) => {
-    const files = manifestFiles(JSON.parse(raw));
-    return Promise.all(
-      files.map(async (path) => [path, await fetchText(new URL(path, builderURL))]),
-    );
-  });
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-  const pyodide = await loadPyodide({ indexURL: pyodideURL, packages: [] });
-  for (const [path, source] of await sources) {
+async function loadSnapshot(builderURL, manifest) {
+  const name = (await manifest).snapshot;
+  if (!name) return null;
+  try {
+    const response = await fetch(new URL(name, builderURL), { credentials: "same-origin" });
+    if (!response.ok) return null;
+    return new Uint8Array(await response.arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+async function writeSources(pyodide, builderURL, manifest) {
+  const files = manifestFiles(await manifest);
+  const sources = await Promise.all(
+    files.map(async (path) => [path, await fetchText(new URL(path, builderURL).href)]),
+  );
+  for (const [path, source] of sources) {
     const target = `${BUILDER_ROOT}/${path.replace(/^\/+/, "")}`;
     pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
     pyodide.FS.writeFile(target, source);
   }
-  pyodide.FS.writeFile(`${BUILDER_ROOT}/_rb_bridge.py`, BRIDGE);
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(BUILDER_ROOT)})`);
-  const module = pyodide.pyimport("_rb_bridge");
-  // Each attribute access makes a new proxy: take the three functions once, for the tab.
-  const bridge = {
-    load: module.load,
-    loaded: module.loaded,
-    call: module.call,
-    compare: module.compare,
-    loadDeployments: module.load_deployments,
-    dynamoCall: module.dynamo_call,
+}
+
+const phases = {}; // boot phase -> ms since the worker started, sent with "ready"
+const phase = (name) => {
+  phases[name] = Math.round(performance.now());
+};
+
+// A worker started from the page's <head> downloads at once but keeps the CPU for the page
+// until it has loaded ({type: "go"}); on a 2-core machine, compiling 9.6 MB of WebAssembly
+// beside the page's own first layout would make that layout a long task.
+let release = () => {};
+const released = new Promise((resolve) => {
+  release = () => {
+    released.done = true;
+    resolve();
   };
-  return { pyodide, bridge, started };
+});
+
+async function boot({ pyodideURL, builderURL, hold = false }) {
+  const started = performance.now();
+  phase("init");
+  if (!hold) release();
+  if (typeof WebAssembly !== "object") {
+    throw new Error("this browser has no WebAssembly (or it is turned off), which Python needs");
+  }
+  watchFetches(pyodideURL);
+  const manifest = fetchText(new URL("manifest.json", builderURL).href).then(JSON.parse);
+  manifest.catch(() => {});
+  const snapshotBytes = loadSnapshot(builderURL, manifest);
+  await released;
+  phase("released");
+  // The ES modules under .js names (assets.py): any host sends those as JavaScript.
+  const [{ loadPyodide }, asm] = await Promise.all([
+    import(new URL("pyodide.mjs.js", pyodideURL).href),
+    import(new URL("pyodide.asm.mjs.js", pyodideURL).href),
+  ]);
+  const options = { indexURL: pyodideURL, packages: [], createPyodideModule: asm.default };
+  phase("imported");
+  let pyodide = null;
+  let snapshot = false;
+  const bytes = await snapshotBytes;
+  phase("snapshot fetched");
+  if (bytes) {
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
+      pyodide.runPython("import builder.view");
+      snapshot = true;
+    } catch (error) {
+      console.warn("recipe builder: the boot snapshot did not load; starting Python anew", error);
+      pyodide = null;
+    }
+  }
+  if (!pyodide) {
+    pyodide = await loadPyodide(options);
+    await writeSources(pyodide, builderURL, manifest);
+  }
+  phase("python started");
+  const scope = pyodide.toPy({});
+  pyodide.runPython(BRIDGE, { globals: scope });
+  // Take the functions once, for the tab (each attribute access makes a new proxy).
+  const bridge = {
+    load: scope.get("load"),
+    loaded: scope.get("loaded"),
+    call: scope.get("call"),
+    compare: scope.get("compare"),
+    loadDeployments: scope.get("load_deployments"),
+    dynamoCall: scope.get("dynamo_call"),
+  };
+  return { pyodide, bridge, started, snapshot };
+}
+
+function startBoot(data) {
+  booting = new Promise((resolve, reject) => {
+    failBoot = reject;
+    boot(data).then(resolve, reject);
+  });
+  return booting;
 }
 
 async function ensureData(bridge, url, recipe) {
@@ -129,9 +293,12 @@ async function ensureData(bridge, url, recipe) {
 }
 
 async function pageState({ catalogURL, recipeURL, query }) {
+  // The data downloads while Python starts.
+  text(catalogURL).catch(() => {});
+  text(recipeURL).catch(() => {});
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
-  return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || {})));
+  return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || [])));
 }
 
 async function dynamoState({ dataURL, query }) {
@@ -145,20 +312,30 @@ async function dynamoState({ dataURL, query }) {
 
 self.onmessage = async ({ data }) => {
   switch (data.type) {
+    case "go": {
+      release();
+      return;
+    }
     case "init": {
       if (booting) return;
-      booting = boot(data);
-      booting.catch((error) => self.postMessage({ type: "failed", error: String(error) }));
+      startBoot(data).catch((error) =>
+        self.postMessage({ type: "failed", error: error.message || String(error) }),
+      );
       return;
     }
     case "prepare": {
       // Load this page's data and run the builder once, so the first click is fast.
       try {
-        const { started } = await booting;
-        await pageState({ ...data, query: {} });
-        self.postMessage({ type: "ready", ms: performance.now() - started });
+        const { started, snapshot } = await booting;
+        await pageState({ ...data, query: [] });
+        phase("first answer");
+        phases.timeOrigin = performance.timeOrigin;
+        self.postMessage({ type: "ready", ms: performance.now() - started, snapshot, phases });
       } catch (error) {
-        self.postMessage({ type: "failed", error: String(error) });
+        // A failed start is reported once, by "init"; this is a data error.
+        if (!(await booting.then(() => false, () => true))) {
+          self.postMessage({ type: "failed", error: error.message || String(error) });
+        }
       }
       return;
     }
@@ -168,7 +345,7 @@ self.onmessage = async ({ data }) => {
         const state = await pageState(data);
         self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
-        self.postMessage({ type: "error", id: data.id, error: String(error) });
+        self.postMessage({ type: "error", id: data.id, error: error.message || String(error) });
       }
       return;
     }

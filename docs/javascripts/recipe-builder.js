@@ -3,25 +3,32 @@
 // Every model page carries the widget prerendered by builder.view inside
 // <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json>. This module
 //   - boots the builder's Python (Pyodide) once per tab in a module Web Worker,
-//   - on a pill click asks Python for page_state(selection) and paints the HTML it returns,
-//   - keeps the explicit selection in the URL query, restores it on load,
-//   - copies a command block's text.
+//   - on a pill click asks Python for page_state(selection) and patches the HTML it returns
+//     into the page in place (focus, the live region and the reader's role tab survive),
+//   - keeps the explicit selection in the URL query (one history entry per change, so Back
+//     undoes the last choice), restores it on load and on Back/Forward,
+//   - copies a command block's text, and refuses to while the command shown is not the one
+//     the pills ask for (a link or a click still being applied),
+//   - moves focus within a pill row with the arrow keys (one Tab stop per row) and shows an
+//     unavailable pill's reason under its row when the pill is focused or tapped.
 // It decides nothing about commands or availability: pressed, disabled and their reasons,
-// the notice for a bad URL, every command's text all come from Python's HTML.
+// the notice for a bad URL, which URL keys are someone else's, every command's text all come
+// from Python. The builder's data comes from the recipe document and the builder catalog only;
+// every selection is computed by Python in the worker, so a click makes no network request.
 // mkdocs-material's instant navigation swaps pages without reloading: pages are wired
 // through document$, the worker (and Python in it) lives as long as the tab.
 
 const SITE = new URL("../", import.meta.url);
 const PYODIDE_URL = new URL("assets/pyodide/", SITE).href;
 const BUILDER_URL = new URL("assets/builder/", SITE).href;
-// Keys answered from JSON rendered at build time while Python is still loading.
-const PRERENDERED = { hardware: "hw", strategy: "strategies" };
 const COPIED_MS = 1500;
+const SLOW_MS = 10_000;
 
 // ----------------------------------------------------------------------- the worker
 
 const python = {
   worker: null,
+  phases: null,
   ready: false,
   failed: null,
   calls: new Map(), // id -> {resolve, reject}
@@ -29,20 +36,41 @@ const python = {
   listeners: new Set(), // called with no argument when Python is ready or has failed
 };
 
+function fail(error) {
+  if (python.failed || python.ready) return;
+  python.failed = error;
+  console.error("recipe builder: Python failed to start:", error);
+  for (const { reject } of python.calls.values()) reject(new Error(error));
+  python.calls.clear();
+  notify();
+}
+
 function startPython() {
-  if (python.worker) return python.worker;
-  python.worker = new Worker(new URL("builder-worker.js", import.meta.url), {
-    type: "module",
-    name: "recipe-builder",
-  });
+  if (python.worker || python.failed) return python.worker;
+  if (typeof WebAssembly !== "object") {
+    fail("this browser has no WebAssembly (or it is turned off), which Python needs");
+    return null;
+  }
+  // Model pages start the worker in <head> (overrides/main.html), before this module runs.
+  const early = window.rbEarlyWorker;
+  if (early) {
+    python.worker = early;
+  } else {
+    try {
+      python.worker = new Worker(new URL("builder-worker.js", import.meta.url), {
+        type: "module",
+        name: "recipe-builder",
+      });
+    } catch (error) {
+      fail(`this browser cannot start the builder's worker (${error.message})`);
+      return null;
+    }
+  }
   python.worker.onmessage = ({ data }) => {
+    if (data.type === "ready") python.phases = data.phases; // read by benchmarks
     if (data.type === "ready" || data.type === "result") markReady();
     if (data.type === "failed") {
-      python.failed = data.error;
-      console.error("recipe builder: Python failed to start:", data.error);
-      for (const { reject } of python.calls.values()) reject(new Error(data.error));
-      python.calls.clear();
-      notify();
+      fail(data.error);
       return;
     }
     const call = python.calls.get(data.id);
@@ -52,20 +80,22 @@ function startPython() {
     else call.reject(new Error(data.error));
   };
   python.worker.onerror = (event) => {
-    python.failed = event.message || "worker error";
-    notify();
+    event.preventDefault?.();
+    fail(`${event.message || "the worker script did not load"} (javascripts/builder-worker.js)`);
   };
-  python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
+  if (early) {
+    for (const event of early.rbEarly.splice(0)) {
+      if (event.type === "error") python.worker.onerror(event);
+      else python.worker.onmessage(event);
+    }
+    // It has been downloading; it compiles once the page has loaded (or is asked something).
+    const go = () => python.worker?.postMessage({ type: "go" });
+    if (document.readyState === "complete") go();
+    else window.addEventListener("load", go, { once: true });
+  } else {
+    python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
+  }
   return python.worker;
-}
-
-function whenIdleAfterLoad(callback) {
-  const idle = () =>
-    "requestIdleCallback" in window
-      ? requestIdleCallback(callback, { timeout: 1000 })
-      : setTimeout(callback, 100);
-  if (document.readyState === "complete") idle();
-  else window.addEventListener("load", idle, { once: true });
 }
 
 function markReady() {
@@ -79,14 +109,17 @@ function notify() {
   for (const listener of python.listeners) listener();
 }
 
-// One call to the worker's Python; other widgets of the page (dynamo.js) use it too, so a tab
-// runs one Pyodide.
+// One call to the worker's Python; other widgets of the page (dynamo.js, compare.js) use it
+// too, so a tab runs one Pyodide.
 export function askPython(type, payload) {
   if (python.failed) return Promise.reject(new Error(python.failed));
+  const worker = startPython();
+  if (!worker) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
+  worker.postMessage({ type: "go" }); // a question for Python: no more holding back
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
-    startPython().postMessage({ type, id, ...payload });
+    worker.postMessage({ type, id, ...payload });
   });
 }
 
@@ -100,30 +133,39 @@ export function callPython(message) {
   return askPython(type, payload);
 }
 
-function pageState(mount, query) {
+function pageState(mount, pairs) {
   return askPython("page_state", {
     catalogURL: mount.catalogURL,
     recipeURL: mount.recipeURL,
-    query,
+    query: pairs,
   });
 }
 
 // ----------------------------------------------------------------------- URL state
+// A query is a list of [key, value] pairs: no object keys, so "__proto__" is a key like any.
 
-function queryFromURL(url = location) {
-  const query = {};
-  for (const [key, value] of new URLSearchParams(url.search)) query[key] = value;
-  return query;
+function pairsFromURL(url = location) {
+  return [...new URLSearchParams(url.search)];
+}
+
+function readPairs(text) {
+  try {
+    const pairs = JSON.parse(text || "[]");
+    return Array.isArray(pairs) ? pairs.filter((p) => Array.isArray(p) && p.length === 2) : [];
+  } catch {
+    return [];
+  }
 }
 
 function sameQuery(a, b) {
-  return new URLSearchParams(a).toString() === new URLSearchParams(b).toString();
+  const text = (pairs) => new URLSearchParams(pairs).toString();
+  return text(a) === text(b);
 }
 
-function writeURL(explicit) {
-  const url = new URL(location.href);
-  url.search = new URLSearchParams(explicit).toString();
-  if (url.href !== location.href) history.replaceState(history.state, "", url.href);
+function withChoice(pairs, key, value) {
+  const out = pairs.filter(([k]) => k !== key);
+  out.push([key, value]);
+  return out;
 }
 
 // ----------------------------------------------------------------------- clipboard
@@ -152,7 +194,76 @@ async function copyText(text) {
   }
 }
 
+// ----------------------------------------------------------------------- patching in place
+// Python's fresh HTML is patched into the widget on screen: elements that stand for the same
+// thing (a row, a pill, a role, a block) are kept and updated, so focus, the aria-live region
+// and scroll positions survive, and only what changed is touched.
+
+function keyOf(node) {
+  if (node.nodeType !== 1) return `#${node.nodeType}`;
+  const d = node.dataset;
+  if (d.key !== undefined) {
+    // A feature's toggle flips its value (it asks for the other state): one key for both.
+    const toggle = node.parentElement?.classList.contains("rb-feature");
+    return `pill:${d.key}:${toggle ? "toggle" : d.value}`;
+  }
+  if (d.row !== undefined) return `row:${d.row}`;
+  if (d.feature !== undefined) return `feature:${d.feature}`;
+  if (d.brand !== undefined) return `brand:${d.brand}`;
+  if (d.roleTab !== undefined) return `tab:${d.roleTab}`;
+  if (d.copy !== undefined) return `copy:${d.copy}`;
+  return `${node.nodeName}.${node.getAttribute("class") || ""}:${d.role || ""}`;
+}
+
+function patch(old, fresh) {
+  if (old.nodeType !== 1) {
+    if (old.data !== fresh.data) old.data = fresh.data;
+    return;
+  }
+  for (const name of old.getAttributeNames()) {
+    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const name of fresh.getAttributeNames()) {
+    const value = fresh.getAttribute(name);
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  patchChildren(old, fresh);
+}
+
+// Children are matched by what they stand for (keyOf), in order among equals.
+function patchChildren(parent, freshParent) {
+  const olds = [...parent.childNodes];
+  const byKey = new Map();
+  for (const node of olds) {
+    const key = keyOf(node);
+    if (!byKey.has(key)) byKey.set(key, []);
+    byKey.get(key).push(node);
+  }
+  const kept = new Set();
+  const order = [];
+  for (const node of [...freshParent.childNodes]) {
+    const match = byKey.get(keyOf(node))?.shift();
+    if (match && match.nodeName === node.nodeName) {
+      kept.add(match);
+      patch(match, node);
+      order.push(match);
+    } else {
+      order.push(node);
+    }
+  }
+  // Remove first, then insert: kept nodes never move relative to each other (moving a
+  // focused element would blur it).
+  for (const node of olds) if (!kept.has(node)) node.remove();
+  order.forEach((node, index) => {
+    const at = parent.childNodes[index];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+}
+
 // ----------------------------------------------------------------------- one widget
+
+const STALE_LINK = "Applying the link's choices…";
+const STALE_CLICK = "Applying your choice…";
 
 class Mount {
   constructor(element) {
@@ -162,36 +273,40 @@ class Mount {
     this.recipeURL = new URL(element.dataset.recipeJson, location.href).href;
     this.catalogURL = new URL(element.dataset.catalogJson, location.href).href;
     this.explicit = this.readExplicit();
+    this.foreign = this.readForeign();
+    // A variant's own page (/<variant model id>/) starts from its variant: base pairs that
+    // the URL's own keys override, and that the URL leaves out.
+    this.base = readPairs(element.dataset.base);
     this.seq = 0; // the latest request; older answers are dropped
     this.pending = null; // the selection asked for and not painted yet
+    this.why = null; // the unavailable pill whose reason is shown
     this.status = document.createElement("p");
     this.status.className = "rb-status";
+    this.status.id = `rb-status-${(this.hfId || "widget").replace(/[^A-Za-z0-9_-]/g, "-")}`;
     this.status.setAttribute("role", "status");
     this.status.hidden = true;
     element.prepend(this.status);
     this.role = null; // the command role tab the reader picked, kept across repaints
+    this.slowTimer = 0;
     element.addEventListener("click", (event) => this.onClick(event));
     element.addEventListener("keydown", (event) => this.onKeydown(event));
+    element.addEventListener("focusin", (event) => this.onFocus(event));
     this.wireTabs(this.widget);
     this.onPython = () => this.pythonChanged();
     python.listeners.add(this.onPython);
 
-    const query = queryFromURL();
-    if (Object.keys(query).length) {
-      this.request(query, { fromURL: true });
+    const pairs = pairsFromURL();
+    if (this.ownPairs(pairs).length) {
+      this.request(this.withBase(pairs), { from: "url" });
     } else {
-      // The prerendered command is already on screen: start Python once the page has loaded
-      // and the main thread is idle, so compiling Pyodide does not compete with first paint.
-      // A click before then starts it at once (pageState).
-      whenIdleAfterLoad(() => {
-        if (!this.connected) return;
-        startPython().postMessage({
-          type: "prepare",
-          catalogURL: this.catalogURL,
-          recipeURL: this.recipeURL,
-        });
+      startPython();
+      python.worker?.postMessage({
+        type: "prepare",
+        catalogURL: this.catalogURL,
+        recipeURL: this.recipeURL,
       });
     }
+    if (python.failed) this.pythonChanged();
   }
 
   get widget() {
@@ -204,10 +319,33 @@ class Mount {
 
   readExplicit() {
     try {
-      return JSON.parse(this.widget?.dataset.explicit || "{}");
+      return Object.entries(JSON.parse(this.widget?.dataset.explicit || "{}"));
     } catch {
-      return {};
+      return [];
     }
+  }
+
+  // Which URL keys are someone else's (the theme's, another widget's) is Python's list.
+  readForeign() {
+    try {
+      const { keys = [], prefixes = [] } = JSON.parse(this.widget?.dataset.foreign || "{}");
+      return { keys, prefixes };
+    } catch {
+      return { keys: [], prefixes: [] };
+    }
+  }
+
+  isForeign(key) {
+    return this.foreign.keys.includes(key) || this.foreign.prefixes.some((p) => key.startsWith(p));
+  }
+
+  ownPairs(pairs) {
+    return pairs.filter(([key]) => !this.isForeign(key));
+  }
+
+  withBase(pairs) {
+    const given = new Set(pairs.map(([key]) => key));
+    return [...this.base.filter(([key]) => !given.has(key)), ...pairs];
   }
 
   onClick(event) {
@@ -225,33 +363,57 @@ class Mount {
     const pill = event.target.closest("button.rb-pill");
     if (!pill || !this.element.contains(pill)) return;
     if (pill.getAttribute("aria-disabled") === "true") {
-      // Unavailable: Python put the reason in the title; the pill stays focusable.
+      // Unavailable: Python wrote the reason under the row; a tap shows it.
       event.preventDefault();
+      this.showWhy(pill);
       return;
     }
+    this.showWhy(null);
     const { key, value } = pill.dataset;
-    const base = this.pending ?? this.explicit;
-    const query = { ...base, [key]: value };
-    this.request(query, { pill });
+    this.request(withChoice(this.pending ?? this.explicit, key, value), { pill });
   }
 
-  // The role tab list (several commands): arrow keys, Home and End move between tabs.
+  onFocus(event) {
+    const pill = event.target.closest?.("button.rb-pill");
+    if (!pill) return;
+    setRowStop(pill);
+    if (pill.getAttribute("aria-disabled") === "true") this.showWhy(pill);
+    // Hiding a reason moves the rows below it: not between a mouse button's press and its
+    // release (the click would land elsewhere); the click itself repaints.
+    else if (pill.matches(":focus-visible")) this.showWhy(null);
+  }
+
+  // Arrow keys move within a pill row (one Tab stop per row) and within the role tab list.
   onKeydown(event) {
-    const tab = event.target.closest("button.rb-role-tab");
-    if (!tab) return;
-    const tabs = [...tab.parentElement.querySelectorAll("button.rb-role-tab")];
-    const at = tabs.indexOf(tab);
+    const item = event.target.closest("button.rb-pill, button.rb-role-tab");
+    if (!item || event.altKey || event.ctrlKey || event.metaKey) return;
+    const group = item.matches(".rb-pill") ? item.closest(".rb-row") : item.parentElement;
+    const items = [...group.querySelectorAll(item.matches(".rb-pill") ? "button.rb-pill"
+      : "button.rb-role-tab")];
+    const at = items.indexOf(item);
     const next = {
-      ArrowRight: tabs[(at + 1) % tabs.length],
-      ArrowLeft: tabs[(at - 1 + tabs.length) % tabs.length],
-      Home: tabs[0],
-      End: tabs[tabs.length - 1],
+      ArrowRight: items[(at + 1) % items.length],
+      ArrowDown: items[(at + 1) % items.length],
+      ArrowLeft: items[(at - 1 + items.length) % items.length],
+      ArrowUp: items[(at - 1 + items.length) % items.length],
+      Home: items[0],
+      End: items[items.length - 1],
     }[event.key];
     if (!next) return;
     event.preventDefault();
-    this.role = next.dataset.roleTab;
-    selectRole(tab.closest(".rb-widget"), this.role);
+    if (item.matches(".rb-role-tab")) {
+      this.role = next.dataset.roleTab;
+      selectRole(item.closest(".rb-widget"), this.role);
+    }
     next.focus();
+  }
+
+  showWhy(pill) {
+    const widget = this.widget;
+    if (!widget) return;
+    const id = pill?.getAttribute("aria-describedby") || null;
+    this.why = pill ? pillKey(pill) : null;
+    for (const why of widget.querySelectorAll(".rb-why")) why.hidden = why.id !== id;
   }
 
   wireTabs(widget) {
@@ -274,6 +436,10 @@ class Mount {
   }
 
   async copy(button) {
+    if (button.getAttribute("aria-disabled") === "true") {
+      this.status.hidden = false; // the reason is already in the status line
+      return;
+    }
     const code = button.closest(".rb-block")?.querySelector("pre code");
     if (!code) return;
     const ok = await copyText(code.textContent);
@@ -281,78 +447,126 @@ class Mount {
     button.classList.toggle("rb-copied", ok);
     clearTimeout(button.rbTimer);
     button.rbTimer = setTimeout(() => {
+      if (button.getAttribute("aria-disabled") === "true") return;
       button.textContent = "Copy";
       button.classList.remove("rb-copied");
     }, COPIED_MS);
   }
 
-  request(query, { pill = null, fromURL = false } = {}) {
-    const seq = ++this.seq;
-    this.pending = query;
-    performance.mark("rb-request");
-    if (python.ready) {
-      this.ask(seq, query);
-      return;
+  // The command shown is not the one asked for: no copying until it is.
+  setStale(reason) {
+    const widget = this.widget;
+    if (!widget) return;
+    if (reason) widget.setAttribute("aria-busy", "true");
+    else widget.removeAttribute("aria-busy");
+    for (const button of widget.querySelectorAll("button.rb-copy")) {
+      if (reason) {
+        clearTimeout(button.rbTimer);
+        button.setAttribute("aria-disabled", "true");
+        button.setAttribute("aria-describedby", this.status.id);
+        button.textContent = "Wait…";
+        button.classList.remove("rb-copied");
+      } else if (button.getAttribute("aria-disabled") === "true") {
+        button.removeAttribute("aria-disabled");
+        button.removeAttribute("aria-describedby");
+        button.textContent = "Copy";
+      }
     }
-    // Python is still loading: say so, answer from build-time JSON when it has this exact
-    // selection, and let Python answer (and correct) as soon as it is up.
-    pill?.classList.add("rb-waiting");
-    this.widget?.setAttribute("aria-busy", "true");
-    this.showStatus(fromURL ? "Applying the selection from the link…" : "Loading the builder…");
-    this.ask(seq, query);
-    this.fromPrerendered(seq, query);
+    if (!reason) for (const pill of widget.querySelectorAll(".rb-waiting")) {
+      pill.classList.remove("rb-waiting");
+    }
   }
 
-  async ask(seq, query) {
+  request(pairs, { pill = null, from = "click" } = {}) {
+    const seq = ++this.seq;
+    this.pending = pairs;
+    this.pendingFrom = from;
+    performance.mark("rb-request");
+    if (python.failed) {
+      this.pythonChanged();
+      return;
+    }
+    if (!python.ready) {
+      // Python is still loading: say so, and keep Copy from handing out the old command.
+      pill?.classList.add("rb-waiting");
+      const reason = from === "click" ? STALE_CLICK : STALE_LINK;
+      this.showStatus(`${reason} The builder is still loading; Copy waits for the command.`);
+      this.setStale(reason);
+      clearTimeout(this.slowTimer);
+      this.slowTimer = setTimeout(() => {
+        if (this.pending && !python.ready && !python.failed) {
+          this.showStatus(`${reason} The builder is still loading (about 10 MB the first ` +
+            "time); Copy waits for the command.");
+        }
+      }, SLOW_MS);
+    }
+    this.ask(seq, pairs, from);
+  }
+
+  async ask(seq, pairs, from) {
     let state;
     try {
-      state = await pageState(this, query);
+      state = await pageState(this, pairs);
     } catch (error) {
-      if (seq === this.seq) this.showStatus(`The builder could not run (${error.message}).`);
+      if (seq === this.seq && !python.failed) {
+        this.failed(`The builder could not run (${error.message}).`);
+      }
       return;
     }
     if (seq !== this.seq || !this.connected) return;
-    this.paint(state);
+    this.paint(state, from);
   }
 
-  async fromPrerendered(seq, query) {
-    const keys = Object.keys(query);
-    if (keys.length !== 1 || !(keys[0] in PRERENDERED)) return;
-    const [key] = keys;
-    const base = this.recipeURL.replace(/\.json$/, "");
-    const url = `${base}/${PRERENDERED[key]}/${encodeURIComponent(query[key])}.json`;
-    let data;
-    try {
-      const response = await fetch(url, { credentials: "same-origin" });
-      if (!response.ok) return;
-      data = await response.json();
-    } catch {
-      return;
-    }
-    const html = data.widget_html;
-    if (typeof html !== "string" || seq !== this.seq || python.ready || !this.connected) return;
-    // The same builder made this HTML at build time for exactly this selection.
-    this.paint({ html, explicit: query, notice: "" });
-  }
-
-  paint(state) {
+  paint(state, from) {
+    const started = performance.now();
     const old = this.widget;
-    const focused = document.activeElement;
-    const focus = old?.contains(focused) ? describeFocus(focused) : null;
     const template = document.createElement("template");
     template.innerHTML = state.html;
     const fresh = template.content.querySelector(".rb-widget");
     if (!fresh) return;
-    this.wireTabs(fresh);
-    if (old) old.replaceWith(fresh);
+    if (old) patch(old, fresh);
     else this.element.append(fresh);
-    this.explicit = state.explicit;
+    const widget = this.widget;
+    this.wireTabs(widget);
+    this.explicit = Object.entries(state.explicit);
     this.pending = null;
+    clearTimeout(this.slowTimer);
     this.hideStatus();
-    if (focus) restoreFocus(fresh, focus);
-    writeURL(state.explicit);
+    this.setStale(null);
+    // The focused pill stays its row's Tab stop; its reason stays shown if it has one.
+    const focused = document.activeElement?.closest?.("button.rb-pill");
+    if (focused && widget.contains(focused)) setRowStop(focused);
+    const why = this.why && widget.querySelector(`button.rb-pill[data-key="${CSS.escape(
+      this.why[0])}"][data-value="${CSS.escape(this.why[1])}"][aria-disabled="true"]`);
+    this.showWhy(why || null);
+    this.writeURL(state, from === "click" ? "push" : "replace");
+    // For benchmarks: Python's time in the worker, and this patch on the main thread.
+    performance.measure("rb-patch", { start: started, end: performance.now() });
+    if (state.ms) performance.measure("rb-python", { start: started, duration: state.ms });
     performance.mark("rb-paint");
     this.element.dispatchEvent(new CustomEvent("rb:paint", { bubbles: true }));
+  }
+
+  // Our keys from Python's `explicit`, everybody else's as they were in the URL.
+  writeURL(state, how) {
+    const url = new URL(location.href);
+    const params = new URLSearchParams();
+    for (const [key, value] of pairsFromURL()) if (this.isForeign(key)) params.append(key, value);
+    for (const [key, value] of Object.entries(state.explicit)) {
+      if (!this.base.some(([k, v]) => k === key && v === value)) params.append(key, value);
+    }
+    url.search = params.toString();
+    if (url.href === location.href) return;
+    if (how === "push") history.pushState(null, "", url.href);
+    else history.replaceState(history.state, "", url.href);
+  }
+
+  failed(message) {
+    // Back to what the page shows: the last painted (or prerendered) command, usable.
+    this.pending = null;
+    clearTimeout(this.slowTimer);
+    this.setStale(null);
+    this.showStatus(message);
   }
 
   pythonChanged() {
@@ -360,19 +574,24 @@ class Mount {
       python.listeners.delete(this.onPython);
       return;
     }
-    if (python.failed && this.pending) {
-      this.widget?.removeAttribute("aria-busy");
-      this.showStatus("The builder could not start; the command shown is the prerendered one.");
+    if (python.failed) {
+      const what = this.pending && this.pendingFrom !== "click"
+        ? "so the link's choices were not applied"
+        : "so the choices cannot be changed";
+      this.failed(`The builder could not start (${python.failed}), ${what}. The command ` +
+        "shown matches the pressed pills and can be copied.");
+      this.element.classList.add("rb-failed");
     }
   }
 
-  // A link to this same page with another query: mkdocs-material only pushes the URL (no
-  // document$ for the same path), so the selection follows the URL here.
+  // The URL changed under us (Back/Forward, or a link to this page with another query):
+  // show what it asks for.
   followURL(url) {
     if (!this.connected || url.pathname !== this.path) return;
-    const query = queryFromURL(url);
-    if (sameQuery(query, this.pending ?? this.explicit)) return;
-    this.request(query, { fromURL: true });
+    const pairs = this.withBase(pairsFromURL(url));
+    const own = this.ownPairs(pairs);
+    if (sameQuery(own, this.ownPairs(this.pending ?? this.explicit))) return;
+    this.request(pairs, { from: "history" });
   }
 
   showStatus(text) {
@@ -386,40 +605,17 @@ class Mount {
   }
 }
 
-// Keyboard focus survives a re-render: the same key/value pill, else (a feature toggle flips
-// its value) the toggle of the same feature, else the first pill of that key.
-function describeFocus(element) {
-  const pill = element.closest("button.rb-pill");
-  if (pill) {
-    const toggle = pill.parentElement?.matches(".rb-feature") ?? false;
-    return { key: pill.dataset.key, value: pill.dataset.value, toggle };
-  }
-  const copy = element.closest("button.rb-copy");
-  if (copy) return { copy: copy.dataset.copy };
-  const tab = element.closest("button.rb-role-tab");
-  if (tab) return { tab: tab.dataset.roleTab };
-  return null;
+function pillKey(pill) {
+  return [pill.dataset.key, pill.dataset.value];
 }
 
-function restoreFocus(widget, focus) {
-  let target = null;
-  if (focus.copy !== undefined) {
-    target = widget.querySelector(`button.rb-copy[data-copy="${CSS.escape(focus.copy)}"]`);
-  } else if (focus.tab !== undefined) {
-    target = widget.querySelector(
-      `button.rb-role-tab[data-role-tab="${CSS.escape(focus.tab)}"]`,
-    ) || widget.querySelector("button.rb-role-tab[aria-selected='true']");
-  } else {
-    const key = CSS.escape(focus.key);
-    target =
-      widget.querySelector(
-        `button.rb-pill[data-key="${key}"][data-value="${CSS.escape(focus.value)}"]`,
-      ) ||
-      (focus.toggle &&
-        widget.querySelector(`.rb-feature[data-feature="${key}"] > button.rb-pill`)) ||
-      widget.querySelector(`button.rb-pill[data-key="${key}"]`);
+// Roving tabindex: the focused pill becomes its row's one Tab stop.
+function setRowStop(pill) {
+  const row = pill.closest(".rb-row");
+  if (!row) return;
+  for (const other of row.querySelectorAll("button.rb-pill")) {
+    other.tabIndex = other === pill ? 0 : -1;
   }
-  target?.focus({ preventScroll: true });
 }
 
 // Show one role's commands; the tab list is Python's, which role is shown is the reader's.
@@ -434,19 +630,84 @@ function selectRole(widget, role) {
 
 // ----------------------------------------------------------------------- wiring
 
+window.rbPython = python; // for benchmarks and tests: phases, ready, failed
+
+function mounts() {
+  return [...document.querySelectorAll(".rb-mount")].map((element) => element.rbMount)
+    .filter(Boolean);
+}
+
+// Wide tables scroll sideways inside the theme's wrapper: let the keyboard reach them.
+function focusableScrollers() {
+  for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])")) {
+    wrap.tabIndex = 0;
+  }
+}
+
+// The theme adds a <nav> of buttons to each code block, all unnamed: landmarks need
+// distinct names (axe: landmark-unique).
+function nameCodeNavs() {
+  document.querySelectorAll(".md-code__nav:not([aria-label])").forEach((nav, index) => {
+    nav.setAttribute("aria-label", `Code block ${index + 1} actions`);
+  });
+}
+
 function wire() {
+  fillSiteURL();
+  focusableScrollers();
+  nameCodeNavs();
   for (const element of document.querySelectorAll(".rb-mount")) {
     if (!element.rbMount) element.rbMount = new Mount(element);
   }
 }
 
-if (typeof window.document$?.subscribe === "function") {
-  window.document$.subscribe(wire);
-  window.location$?.subscribe?.((url) => {
-    for (const element of document.querySelectorAll(".rb-mount")) element.rbMount?.followURL(url);
-  });
-} else if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", wire, { once: true });
+// Examples on hand-written pages name the site's address: the one it is served from, not the
+// one it was built for (marked <div data-site-url>, the build-time default in quotes).
+const BUILT_FOR = "http://127.0.0.1:8000/";
+function fillSiteURL() {
+  for (const block of document.querySelectorAll("[data-site-url] code")) {
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.data.includes(BUILT_FOR)) node.data = node.data.replaceAll(BUILT_FOR, SITE.href);
+    }
+  }
+}
+
+// `npx serve` lists a directory whose name has a dot instead of serving its index.html: links
+// to such pages that the theme makes (search results, navigation) get the index.html form
+// the site's own links use (site_plugins/recipes/pages.py page_href).
+function indexForm(event) {
+  const link = event.target.closest?.("a.md-search-result__link[href], a.md-nav__link[href]");
+  if (!link || link.origin !== location.origin) return;
+  const url = new URL(link.href);
+  const last = url.pathname.split("/").at(-2) ?? "";
+  if (url.pathname.endsWith("/") && last.includes(".")) {
+    url.pathname += "index.html";
+    link.href = url.href;
+  }
+}
+// mousedown comes before a middle click's new tab and a right click's menu; click covers keys.
+document.addEventListener("mousedown", indexForm, { capture: true });
+document.addEventListener("click", indexForm, { capture: true });
+
+function followURL(url) {
+  for (const mount of mounts()) mount.followURL(url);
+}
+
+// The theme's document$ (a replay subject) exists once its bundle, at the end of <body>, has
+// run: when this module runs early, connect after parsing.
+function connect() {
+  if (typeof window.document$?.subscribe === "function") {
+    window.document$.subscribe(wire);
+    window.location$?.subscribe?.((url) => followURL(url));
+  } else {
+    wire();
+  }
+}
+
+window.addEventListener("popstate", () => followURL(new URL(location.href)));
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", connect, { once: true });
 } else {
-  wire();
+  connect();
 }

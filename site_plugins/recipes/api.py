@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from builder.api import typed_selection
 from builder.selection import node_memory_gb
+from builder.shell import reindent
 from builder.types import Result
 from vllm_recipes.loader import Catalog
 from vllm_recipes.schema import json_schema
@@ -101,6 +103,7 @@ def recommended_command(
     nodes = int(selection["nodes"])
     strategy = catalog["strategies"][selection["strategy"]]
     command = {
+        "selection": typed_selection(selection),
         "hardware": selection["hardware"],
         "strategy": selection["strategy"],
         "variant": selection["variant"],
@@ -108,9 +111,11 @@ def recommended_command(
         "deploy_type": strategy["deploy_type"],
         "env": serve["env"],
         "docker_image": result["docker_image"],
-        "command": serve["text"],
+        # The reference's format: continuation lines indented by one space.
+        "command": reindent(serve["text"], serve["argv"], " "),
         "argv": serve["argv"],
-        "docker_command": serve["docker_text"],
+        "docker_command": (reindent(serve["docker_text"], serve["docker_argv"], " ")
+                           if serve["docker_text"] else serve["docker_text"]),
         "docker_argv": serve["docker_argv"],
         "strategy_spec": strategy,
         "hardware_profile": hardware_profile(catalog, selection["hardware"], nodes),

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from builder.diff_view import diff_html
-from builder.join import join_configuration
+from builder.join import Join, join_configuration
 from builder.published import (
     engine_label,
     layout_label,
@@ -32,6 +32,7 @@ from builder.published import (
 from vllm_recipes.configurations import ConfigurationSet, publish_set
 from vllm_recipes.loader import Catalog
 
+from .memo import digest
 from .pages import GeneratedPage, Section
 from .pages import _front_matter as front_matter
 
@@ -72,9 +73,13 @@ class PublishedConfigurations:
     categories: dict[str, str] = field(default_factory=dict)
     systems: dict[str, Data] = field(default_factory=dict)
 
-    def join(self, builder_catalog: Data, base: str) -> None:
-        """Compute every configuration's join (about 50 ms each)."""
+    def join(self, builder_catalog: Data, base: str,
+             known: dict[str, Join | None] | None = None) -> dict[str, Join | None]:
+        """Compute every configuration's join (about 50 ms each); `known`: joins from an
+        earlier build by a digest of their inputs (reused when the inputs are the same).
+        Returns the joins of this build by that digest."""
         self.entries = []
+        joins: dict[str, Join | None] = {}
         for data in self.sets:
             published = publish_set(data)
             recipe = self.catalog.builder_recipe(data.model)
@@ -82,8 +87,13 @@ class PublishedConfigurations:
             self.systems.update(published["systems"])
             for config in published["configurations"]:
                 system = published["systems"][config["system"]]
-                join = join_configuration(builder_catalog, recipe, config, system)
-                self.entries.append(self._entry(published, config, join, base))
+                key = digest((builder_catalog, recipe, config, system))
+                if known is not None and key in known:
+                    joins[key] = known[key]
+                else:
+                    joins[key] = join_configuration(builder_catalog, recipe, config, system)
+                self.entries.append(self._entry(published, config, joins[key], base))
+        return joins
 
     def _entry(self, published: Data, config: Data, join: Data | None, base: str) -> Data:
         model = published["model"]
@@ -298,6 +308,21 @@ def _selection_words(join: Data) -> str:
     return join["summary"] + (f" — with {', '.join(chosen)}" if chosen else "")
 
 
+def drift_html(x: Data) -> str:
+    """The recipe settings a configuration says it kept that today's recipe sets otherwise:
+    the recipe changed since (not something the configuration changed)."""
+    join = x["join"]
+    if join is None or not join["recipe_changed"]:
+        return ""
+    names = ", ".join(f"<code>{e(claim)}</code>" for claim in join["recipe_changed"])
+    cited = (x.get("recipe_claims") or {}).get("recipe")
+    source = f" as of <code>{e(cited)}</code>" if cited else ""
+    n = len(join["recipe_changed"])
+    return (f'<p class="cfg-join-drift"><span class="cfg-join-label">Recipe changed since</span> '
+            f"{names}: kept from the recipe{source} when this configuration was built; today's "
+            f"recipe sets {'them' if n != 1 else 'it'} otherwise.</p>")
+
+
 def join_html(x: Data, *, theirs: str) -> str:
     """The closest selection, its link, and the per-role diffs folded."""
     join = x["join"]
@@ -318,7 +343,7 @@ def join_html(x: Data, *, theirs: str) -> str:
         f'<p class="cfg-join-head"><span class="cfg-join-label">Closest builder selection</span>'
         f' {e(_selection_words(join))}{note}</p>'
         f'<p class="cfg-join-diff"><span class="cfg-join-label">Differences</span> '
-        f'{e(join["diff_summary"])}</p>'
+        f'{e(join["diff_summary"])}</p>{drift_html(x)}'
         f'<p class="cfg-join-links"><a class="cfg-open" href="{e(join["builder_url"])}">Open in '
         "the builder</a></p>"
         f'<details class="cfg-diff"><summary>Flag-level diff</summary>{"".join(roles)}</details>'
@@ -351,7 +376,7 @@ def model_list_html(entries: list[Data], base: str) -> str:
             detail = (f'<p class="cfg-model-diff"><span class="cfg-join-label">Closest</span> '
                       f'{e(_selection_words(join))}</p><p class="cfg-model-diff">'
                       f'<span class="cfg-join-label">Differences</span> '
-                      f'{e(join["diff_summary"])}</p>')
+                      f'{e(join["diff_summary"])}</p>{drift_html(x)}')
             link = (f'<a class="cfg-open" href="{e(join["builder_url"])}">Open in the '
                     "builder</a>")
         items.append(

@@ -1,4 +1,5 @@
-"""What becomes pages: one guide page per model, a redirect per variant model id, the cards.
+"""What becomes pages: one guide page per model and per variant model id (the home page's
+model cards are made in `browse.py`).
 
 A model page's Markdown is front matter, section headings, *slots* and the recipe's guide.
 A slot is a paragraph holding a per-build random token; after Markdown has run, the slot is
@@ -10,8 +11,7 @@ with raw HTML turned off (see `_safe_markdown.py`).
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Literal
@@ -27,13 +27,13 @@ from ._safe_markdown import safe_href
 
 __all__ = [
     "KEYS_MARKER",
-    "BrowseCard",
     "GeneratedPage",
     "Section",
-    "browse_html",
+    "VariantPage",
     "format_context",
     "model_page",
-    "redirect_page",
+    "page_href",
+    "relative_root",
     "selection_keys_html",
 ]
 
@@ -50,6 +50,20 @@ TASKS = {
     "omni": "Omni / generation",
 }
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
+
+
+def relative_root(model_id: str) -> str:
+    """From the page of `model_id` (`org/repo/`) back to the site's root: "../../"."""
+    return "../" * (model_id.count("/") + 1)
+
+
+def page_href(root: str, model_id: str) -> str:
+    """A link to a model page that every static host resolves: `org/repo/`, or
+    `org/repo/index.html` when the last segment has a dot (`npx serve` lists such a
+    directory instead of serving its index; the site's serve.json keeps it from rewriting
+    `index.html` links)."""
+    last = model_id.rsplit("/", 1)[-1]
+    return f"{root}{model_id}/" + ("index.html" if "." in last else "")
 
 
 def e(value: object) -> str:
@@ -115,9 +129,12 @@ def selection_keys_html() -> str:
 # ------------------------------------------------------------------------ model page
 
 
-def hero_html(catalog: Data, recipe: Data, base: str) -> str:
+def hero_html(catalog: Data, recipe: Data, base: str, variant: VariantPage | None = None
+              ) -> str:
     meta, model = recipe["meta"], recipe["model"]
-    hf_id = model["model_id"]
+    hf_id = model["model_id"] if variant is None else variant.model_id
+    json_href = base + (variant.json if variant is not None else f"{hf_id}.json")
+    title = meta["title"] if variant is None else f"{meta['title']} ({variant.label})"
     verified = [
         hw["display_name"]
         for hw_id, hw in catalog["hardware"].items()
@@ -135,10 +152,10 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
         '<header class="rcp-hero">'
         f'<nav class="rcp-crumbs" aria-label="Breadcrumb"><a href="{e(base)}">Models</a>'
         f'<span aria-hidden="true">/</span><span>{e(meta["provider"])}</span></nav>'
-        f'<h1 class="rcp-title">{e(meta["title"])}</h1>'
+        f'<h1 class="rcp-title">{e(title)}</h1>'
         f'<p class="rcp-ids"><code>{e(hf_id)}</code>'
         f'<a class="rcp-link" href="https://huggingface.co/{e(quote(hf_id))}">Hugging Face</a>'
-        f'<a class="rcp-link" href="{e(base + hf_id)}.json">JSON</a></p>'
+        f'<a class="rcp-link" href="{e(json_href)}">JSON</a></p>'
         + (f'<p class="rcp-headline">{e(headline)}</p>' if headline else "")
         + f'<p class="rcp-description">{e(meta["description"])}</p>'
         f'<div class="rcp-badges">{"".join(model_badges(recipe))}</div>'
@@ -149,11 +166,28 @@ def hero_html(catalog: Data, recipe: Data, base: str) -> str:
     )
 
 
-def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str) -> str:
-    """The mount the page's JavaScript takes over, with the prerendered widget inside."""
+@dataclass(frozen=True)
+class VariantPage:
+    """A variant model id's own page: its recipe's page with that variant picked."""
+
+    variant: str
+    model_id: str
+    label: str
+    json: str
+    """Its JSON document, relative to the site's root (the recipe's when it has none)."""
+    canonical: str
+    """The recipe page's absolute URL (the variant page is a view of it)."""
+
+
+def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
+                variant: str | None = None) -> str:
+    """The mount the page's JavaScript takes over, with the prerendered widget inside;
+    `variant`: the variant a variant page starts from (the URL's keys override it)."""
+    start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'
+             if variant is not None else "")
     return (
         f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
-        f'data-recipe-json="{e(base + hf_id)}.json" '
+        f'data-recipe-json="{e(base + hf_id)}.json"{start} '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
         f"{state_html}</div>"
         '<noscript><p class="rcp-noscript">JavaScript is off, so this is the default '
@@ -169,6 +203,7 @@ def install_html(catalog: Data, result: Result) -> str:
         label = INSTALL_LABELS.get(method, method)
         if choice["available"] and choice["command"]:
             body = f'<pre class="rcp-code"><code>{e(choice["command"])}</code></pre>'
+            body += _install_extras(choice)
         else:
             body = f'<p class="rcp-muted">{e(choice.get("reason") or "Not offered here.")}</p>'
         cards.append(
@@ -181,6 +216,23 @@ def install_html(catalog: Data, result: Result) -> str:
         "builder's Install row shows the install for the hardware you pick.</p>"
         f'<div class="rcp-install-grid">{"".join(cards)}</div></div>'
     )
+
+
+def _install_extras(choice: Mapping[str, Any]) -> str:
+    """The recipe's install note and extra steps (`dependencies`) for one install method."""
+    parts = []
+    if choice.get("note"):
+        parts.append(f'<p class="rcp-muted">{e(choice["note"])}</p>')
+    steps = choice.get("dependencies") or []
+    if steps:
+        items = "".join(
+            f'<li><p>{e(step["note"])}'
+            + (' <span class="rcp-optional">optional</span>' if step.get("optional") else "")
+            + f'</p><pre class="rcp-code"><code>{e(step["command"])}</code></pre></li>'
+            for step in steps
+        )
+        parts.append(f'<p class="rcp-install-then">Then:</p><ol class="rcp-steps">{items}</ol>')
+    return "".join(parts)
 
 
 def notes_html(catalog: Data, recipe: Data) -> str:
@@ -211,6 +263,12 @@ class GeneratedPage:
     markdown: str = ""
     slots: dict[str, str] = field(default_factory=dict)
     """`<p>token</p>` → HTML."""
+    head: str = ""
+    """HTML for the page's <head> (metadata, see `machine.py`)."""
+    canonical: str | None = None
+    """Its canonical URL when another page's (a variant page's recipe page)."""
+    body_of: str | None = None
+    """The page whose rendered body it shares (a variant page: its recipe page's uri)."""
 
     def slot(self, name: str, html: str) -> str:
         """A Markdown paragraph that `fill` replaces with `html`."""
@@ -218,10 +276,24 @@ class GeneratedPage:
         self.slots[f"<p>{token}</p>"] = html
         return f"\n{token}\n"
 
-    def fill(self, html: str) -> str:
-        for token, fragment in self.slots.items():
-            html = html.replace(token, fragment, 1)
+    def mark(self, html: str) -> str:
+        """The page's content with each slot paragraph turned into an HTML comment: what
+        the theme's search indexes stays the guide's text (and is parsed at its size)."""
+        for token in self.slots:
+            html = html.replace(token, _comment(token), 1)
         return html
+
+    def fill(self, output: str) -> str:
+        """The finished page with each slot's HTML in place."""
+        for token, fragment in self.slots.items():
+            output = output.replace(_comment(token), fragment, 1)
+        if self.head:
+            output = output.replace("</head>", self.head + "</head>", 1)
+        return output
+
+
+def _comment(token: str) -> str:
+    return f"<!--{token[3:-4]}-->"
 
 
 @dataclass(frozen=True)
@@ -243,23 +315,31 @@ def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> l
 
 def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
                base: str, nonce: str, catalog_json: str,
-               sections: Sequence[Section] = ()) -> GeneratedPage:
-    """The guide page of a recipe, at `/<hf_id>/`."""
+               sections: Sequence[Section] = (),
+               variant: VariantPage | None = None) -> GeneratedPage:
+    """The guide page of a recipe, at `/<hf_id>/`; or, with `variant`, the same page at
+    `/<variant model id>/` with that variant picked (`state_html` and `result` are its)."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
-    page = GeneratedPage(f"{hf_id}.md", nonce)
-    parts = [
+    page = GeneratedPage(f"{hf_id if variant is None else variant.model_id}.md", nonce)
+    front: Data = {
         # The theme writes title and description into <title>/<meta> without escaping.
-        _front_matter({
-            "title": e(meta["title"]),
-            "description": e(meta["description"]),
-            "hide": ["navigation"],
-            # overrides/main.html holds the first paint until the command is parsed.
-            "render_blocking_id": "rb-mount",
-        }),
-        page.slot("hero", hero_html(catalog, recipe, base)),
+        "title": e(meta["title"] if variant is None else f"{meta['title']} ({variant.label})"),
+        "description": e(meta["description"]),
+        "hide": ["navigation"],
+        # overrides/main.html holds the first paint until the command is parsed.
+        "render_blocking_id": "rb-mount",
+    }
+    if variant is not None:
+        front["search"] = {"exclude": True}  # the recipe's page is the one to find
+        page.canonical = variant.canonical
+        page.body_of = f"{hf_id}.md"
+    parts = [
+        _front_matter(front),
+        page.slot("hero", hero_html(catalog, recipe, base, variant)),
         "## Command\n",
-        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json)),
+        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json,
+                                        None if variant is None else variant.variant)),
         *_sections(page, sections, "command"),
         "## Install vLLM\n",
         page.slot("install", install_html(catalog, result)),
@@ -272,140 +352,3 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)
     return page
-
-
-def redirect_page(model_id: str, title: str, target: str, label: str, *,
-                  nonce: str) -> GeneratedPage:
-    """A variant model id's page: it sends the reader to the recipe with the variant picked."""
-    page = GeneratedPage(f"{model_id}.md", nonce)
-    html = (
-        f'<meta http-equiv="refresh" content="0; url={e(target)}">'
-        f'<h1 class="rcp-title">{e(title)}</h1>'
-        f'<p class="rcp-redirect"><code>{e(model_id)}</code> is the <strong>{e(label)}'
-        f'</strong> checkpoint of a recipe: <a href="{e(target)}">open the recipe with it '
-        "selected</a>.</p>"
-    )
-    page.markdown = _front_matter({
-        "title": e(title),
-        "hide": ["navigation", "toc"],
-        "search": {"exclude": True},
-    }) + page.slot("redirect", html)
-    return page
-
-
-# ------------------------------------------------------------------------ browse page
-
-
-@dataclass(frozen=True)
-class BrowseCard:
-    hf_id: str
-    recipe: Data
-    runs_on: list[str]
-    """Hardware ids the builder has a command for (any variant)."""
-
-
-FACETS = (
-    ("provider", "Provider", "All providers"),
-    ("task", "Task", "All tasks"),
-    ("hardware", "Hardware", "Any hardware"),
-    ("arch", "Architecture", "Any architecture"),
-    ("precision", "Precision", "Any precision"),
-)
-
-
-def _facets(card: BrowseCard) -> dict[str, list[str]]:
-    recipe = card.recipe
-    precisions: list[str] = []
-    for variant in recipe["variants"].values():
-        if variant["precision"] not in precisions:
-            precisions.append(variant["precision"])
-    return {
-        "provider": [recipe["meta"]["provider"]],
-        "task": list(recipe["meta"]["tasks"]),
-        "hardware": list(card.runs_on),
-        "arch": [recipe["model"]["architecture"]],
-        "precision": precisions,
-    }
-
-
-def _search_text(card: BrowseCard) -> str:
-    meta, model = card.recipe["meta"], card.recipe["model"]
-    words = [meta["title"], meta["provider"], model["model_id"], meta["description"],
-             meta.get("performance_headline", "")]
-    words += [v.get("model_id") or "" for v in card.recipe["variants"].values()]
-    return re.sub(r"\s+", " ", " ".join(words)).strip().lower()
-
-
-def _card(catalog: Data, card: BrowseCard, base: str) -> str:
-    meta = card.recipe["meta"]
-    names = [catalog["hardware"][hw]["display_name"] for hw in card.runs_on]
-    shown = names[:6]
-    more = f'<span class="rcp-chip rcp-chip-more">+{len(names) - 6}</span>' if names[6:] else ""
-    hw_html = "".join(f'<span class="rcp-chip rcp-chip-hw">{e(n)}</span>' for n in shown)
-    badges = model_badges(card.recipe)[:-1]  # the minimum vLLM version is for the page
-    facets = json.dumps(_facets(card), ensure_ascii=False, separators=(",", ":"))
-    return (
-        f'<article class="rcp-card" data-facets="{e(facets)}" data-text="{e(_search_text(card))}">'
-        '<div class="rcp-card-top">'
-        f'<span class="rcp-card-provider">{e(meta["provider"])}</span>'
-        f'<span class="rcp-card-date">Updated {e(meta["date_updated"])}</span></div>'
-        f'<h2 class="rcp-card-title"><a class="rcp-card-link" href="{e(base + card.hf_id)}/">'
-        f'{e(meta["title"])}</a></h2>'
-        f'<p class="rcp-card-id"><code>{e(card.hf_id)}</code></p>'
-        f'<p class="rcp-card-desc">{e(meta["description"])}</p>'
-        f'<div class="rcp-badges">{"".join(badges)}{_task_chips(card.recipe)}</div>'
-        f'<div class="rcp-card-hw"><span class="rcp-row-label">Runs on</span>{hw_html}{more}'
-        "</div></article>"
-    )
-
-
-def _options(values: Iterable[tuple[str, str]]) -> str:
-    return "".join(f'<option value="{e(v)}">{e(label)}</option>' for v, label in values)
-
-
-def _select(catalog: Data, cards: list[BrowseCard], key: str, label: str, empty: str) -> str:
-    seen: dict[str, None] = {}
-    for card in cards:
-        seen.update(dict.fromkeys(_facets(card)[key]))
-    if key == "hardware":
-        groups = []
-        for brand_id, brand in catalog["brands"].items():
-            ids = [hw for hw, spec in catalog["hardware"].items()
-                   if spec["brand"] == brand_id and hw in seen]
-            if ids:
-                groups.append(
-                    f'<optgroup label="{e(brand["display_name"])}">'
-                    + _options((hw, catalog["hardware"][hw]["display_name"]) for hw in ids)
-                    + "</optgroup>"
-                )
-        body = "".join(groups)
-    elif key == "task":
-        body = _options((t, TASKS.get(t, t)) for t in TASKS if t in seen)
-    elif key == "arch":
-        body = _options((a, ARCHITECTURES.get(a, a)) for a in sorted(seen))
-    else:
-        body = _options((v, v) for v in sorted(seen, key=str.lower))
-    return (
-        f'<label class="rcp-filter"><span class="rcp-filter-label">{e(label)}</span>'
-        f'<select name="{key}" data-filter="{key}"><option value="">{e(empty)}</option>'
-        f"{body}</select></label>"
-    )
-
-
-def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
-    """Filters and one card per recipe; every card is in the static HTML."""
-    selects = "".join(_select(catalog, cards, *facet) for facet in FACETS)
-    total = len(cards)
-    return (
-        '<div class="rcp-browse" data-rcp-browse data-search-exclude>'
-        '<form class="rcp-filters" role="search" aria-label="Filter models">'
-        '<label class="rcp-filter rcp-filter-q"><span class="rcp-filter-label">Search</span>'
-        '<input type="search" name="search" data-filter="search" autocomplete="off" '
-        'placeholder="Model, provider, checkpoint…"></label>'
-        f'{selects}<button type="reset" class="rcp-reset">Clear</button></form>'
-        f'<p class="rcp-count" aria-live="polite"><span data-rcp-count>{total}</span> of '
-        f"{total} models</p>"
-        f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in cards)}</div>'
-        '<p class="rcp-empty" hidden>No model matches these filters. '
-        '<a href="?" data-rcp-clear>Clear the filters</a>.</p></div>'
-    )

@@ -10,6 +10,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from .config import RecipesConfig
+from .memo import BuildMemo
 from .site import RecipesSite, load_site
 
 __all__ = ["RecipesPlugin"]
@@ -17,9 +18,20 @@ __all__ = ["RecipesPlugin"]
 
 class RecipesPlugin(BasePlugin[RecipesConfig]):
     site: RecipesSite
+    memo: BuildMemo | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Defining on_startup keeps this instance across `mkdocs serve` rebuilds (memo.py).
+        self.memo = BuildMemo.start(command, dirty)
+
+    def on_shutdown(self) -> None:
+        if self.memo is not None:
+            self.memo.close()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.site = load_site(self.config, config)
+        if self.memo is None:  # run without on_startup (mkdocs' build() called directly)
+            self.memo = BuildMemo()
+        self.site = load_site(self.config, config, self.memo)
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -28,13 +40,18 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     def on_page_markdown(
         self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        self.site.before_markdown(page)
-        return markdown
+        return self.site.before_markdown(markdown, page)
 
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
         return self.site.page_content(html, page)
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        self.site.post_build(config)
+
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        return self.site.post_page(output, page)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in self.site.watch:

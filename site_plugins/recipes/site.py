@@ -7,16 +7,16 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
-import secrets
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -25,25 +25,27 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
 from builder.errors import SelectionError
+from builder.types import Result
 from builder.view import page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import Catalog, load_catalog
 
-from . import api, deployments
+from . import api, deployments, machine
 from ._safe_markdown import SafeMarkdown
-from .assets import MissingAsset, builder_files, pyodide_files
+from .assets import MissingAsset, site_assets
+from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
+from .memo import BuildMemo, digest
 from .pages import (
     KEYS_MARKER,
-    BrowseCard,
     GeneratedPage,
     Section,
-    browse_html,
+    VariantPage,
     model_page,
-    redirect_page,
+    relative_root,
     selection_keys_html,
 )
 from .renderings import render_recipe
@@ -51,7 +53,10 @@ from .renderings import render_recipe
 __all__ = ["RecipesSite", "load_site"]
 
 log = get_plugin_logger(__name__)
+SHARED_BODY = "<!-- the body of this variant page is its recipe page's (site.page_content) -->"
 PARALLEL_FROM = 16
+ASSET_CACHE = ".build/assets"
+"""Where the Pyodide snapshot and compressed assets are kept between builds."""
 """With `workers: 0`, recipes are rendered in worker processes from this many recipes on."""
 
 
@@ -65,7 +70,7 @@ def base_path(site_url: str | None) -> str:
     return path if path.endswith("/") else path + "/"
 
 
-def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
+def load_site(options: RecipesConfig, config: MkDocsConfig, memo: BuildMemo) -> RecipesSite:
     """Validate every recipe (PluginError with `path: field: message` lines on failure)."""
     recipes_dir = _resolve(config, options.recipes_dir)
     try:
@@ -82,7 +87,7 @@ def load_site(options: RecipesConfig, config: MkDocsConfig) -> RecipesSite:
         published = PublishedConfigurations(load_configurations(catalog), catalog)
     except InvalidRecipe as error:
         raise PluginError(f"invalid configuration data in {recipes_dir}:\n{error}") from None
-    site = RecipesSite(catalog, options, config, published,
+    site = RecipesSite(catalog, options, config, published, memo,
                        deployments={h: dynamo.published(h) for h in dynamo.by_model})
     config.markdown_extensions.append(site.markdown)
     return site
@@ -97,6 +102,8 @@ class Job:
     guide: str
     base: str
     nonce: str
+    site_url: str = ""
+    """The site's absolute URL (ends with /), for links that leave the site (og:url, twins)."""
     sections: tuple[Section, ...] = ()
     """Extra model page sections (compare box, published configurations)."""
     deployments: dict[str, Any] | None = None
@@ -116,6 +123,8 @@ class RecipeOutputs:
     hardware: dict[str, str] = field(default_factory=dict)
     """Hardware the recipe has a command for → that rendering."""
     pages: list[GeneratedPage] = field(default_factory=list)
+    twins: list[machine.Twin] = field(default_factory=list)
+    """The Markdown twins of its pages (`machine.py`)."""
 
 
 def recipe_outputs(job: Job) -> RecipeOutputs:
@@ -140,34 +149,76 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
-    outputs.pages.append(model_page(
-        catalog, recipe, job.guide, state["html"], state["result"],  # type: ignore[arg-type]
-        base=base, nonce=job.nonce, catalog_json=api.CATALOG_JSON, sections=[
-            *job.sections,
-            *([Section("install", deployments.HEADING, "dynamo",
-                       deployments.section_html(hf_id, dynamo, base))] if dynamo else []),
-        ],
-    ))
+    result: Result = state["result"]  # type: ignore[assignment]
+    sections = [
+        *job.sections,
+        *([Section("install", deployments.HEADING, "dynamo",
+                   deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
+          if dynamo else []),
+    ]
+    # Links inside pages are relative: the site works wherever it is deployed.
+    page = model_page(
+        catalog, recipe, job.guide, state["html"], result,  # type: ignore[arg-type]
+        base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+        sections=sections,
+    )
+    title = recipe["meta"]["title"]
+    page_url = f"{job.site_url}{hf_id}/"
+    page.head = machine.head_html(recipe, result, title=title, page_url=page_url)
+    outputs.pages.append(page)
+    outputs.twins.append(_twin(job, hf_id, title, result, page_url, f"{base}{hf_id}.json"))
+    documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
+    documents.update(renderings.aliases)
     for variant_id, variant in recipe["variants"].items():
         model_id = variant.get("model_id")
-        if model_id and model_id != hf_id:
-            label = variant.get("label") or variant_id
-            outputs.pages.append(redirect_page(
-                model_id, f"{recipe['meta']['title']} ({label})",
-                f"{base}{hf_id}/?variant={quote(variant_id)}", label, nonce=job.nonce,
-            ))
+        if not model_id or model_id == hf_id:
+            continue
+        label = variant.get("label") or variant_id
+        document = documents.get(variant_id)
+        if document is None:  # its own query builds nowhere: no page of its own
+            continue
+        view = VariantPage(variant_id, model_id, label, document.uri, page_url)
+        state = page_state(catalog, recipe, {"variant": variant_id})
+        variant_result: Result = state["result"]  # type: ignore[assignment]
+        variant_page = model_page(
+            catalog, recipe, job.guide, state["html"], variant_result,  # type: ignore[arg-type]
+            base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
+            sections=sections, variant=view)
+        own_url = f"{job.site_url}{model_id}/"
+        variant_page.head = machine.head_html(recipe, variant_result,
+                                              title=f"{title} ({label})", page_url=own_url)
+        outputs.pages.append(variant_page)
+        outputs.twins.append(_twin(job, model_id, f"{title} ({label})", variant_result,
+                                   own_url, base + document.uri))
     return outputs
+
+
+def _twin(job: Job, model_id: str, title: str, result: Result, page_url: str,
+          json_url: str) -> machine.Twin:
+    meta = job.recipe["meta"]
+    markdown = machine.twin_markdown(job.recipe, result, job.guide, page_url=page_url,
+                                     json_url=json_url, title=title)
+    return machine.Twin(model_id, title, meta["provider"], meta["description"], markdown)
+
+
+def _worker() -> None:
+    """A render worker keeps no cyclic garbage worth collecting (its results are plain data,
+    freed by reference counting): the cyclic collector only costs it time (~15%)."""
+    gc.disable()
 
 
 class RecipesSite:
     def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig,
-                 published: PublishedConfigurations,
+                 published: PublishedConfigurations, memo: BuildMemo,
                  deployments: dict[str, dict[str, Any]] | None = None):
         self.catalog = catalog
         self.published = published
         self.options = options
+        self.memo = memo
         self.base = base_path(config.site_url)
-        self.nonce = secrets.token_hex(6)
+        self.site_url = (config.site_url or "/").rstrip("/") + "/"
+        self.nonce = memo.nonce
+        self.twin_urls: list[str] = []
         self.markdown = SafeMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.browse = ""
@@ -200,21 +251,21 @@ class RecipesSite:
         out: list[File] = []
 
         def text(uri: str, content: str) -> None:
-            out.append(File.generated(config, uri, content=content))
+            out.append(self.memo.file(config, uri, content))
 
         # Assets first: a missing Pyodide fails the build before any rendering.
-        for uri, path in pyodide_files(self.pyodide_dir).items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        modules, manifest = builder_files(self.builder_dir)
-        for uri, path in modules.items():
-            out.append(File.generated(config, uri, abs_src_path=str(path)))
-        text("assets/builder/manifest.json", manifest)
+        assets = site_assets(self.pyodide_dir, self.builder_dir, _resolve(config, ASSET_CACHE))
+        for uri, source in assets.items():
+            if isinstance(source, Path):
+                out.append(File.generated(config, uri, abs_src_path=str(source)))
+            else:
+                text(uri, source)
 
         catalog = self.catalog.builder_catalog()
-        self.published.join(catalog, self.base)
+        joins = self.published.join(catalog, self.base, self.memo.joins)
         jobs = [
             Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
-                self.base, self.nonce,
+                self.base, self.nonce, self.site_url,
                 self.published.model_sections(hf_id, self.base, api.CATALOG_JSON),
                 self.deployments.get(hf_id))
             for hf_id in self.catalog.recipes
@@ -223,7 +274,16 @@ class RecipesSite:
         by_strategy: dict[str, dict[str, str]] = {}
         by_hardware: dict[str, dict[str, str]] = {}
         cards: list[BrowseCard] = []
-        for job, outputs in zip(jobs, self._run(jobs), strict=True):
+        twins: list[machine.Twin] = []
+        # Under `mkdocs serve`, a recipe whose job is unchanged keeps its outputs (memo.py).
+        keys = [digest(job) for job in jobs]
+        missing = {key: job for key, job in zip(keys, jobs, strict=True)
+                   if key not in self.memo.outputs}
+        done = {key: self.memo.outputs[key] for key in keys if key not in missing}
+        done.update(zip(missing, self._run(list(missing.values())), strict=True))
+        self.memo.keep(done, joins)
+        for job, key in zip(jobs, keys, strict=True):
+            outputs = done[key]
             hf_id = outputs.hf_id
             if outputs.error:
                 display = self.catalog.paths[hf_id].relative_to(self.catalog.root.parent)
@@ -241,22 +301,29 @@ class RecipesSite:
             cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
             for page in outputs.pages:
                 self.pages[page.uri] = page
+            twins += outputs.twins
+        # Markdown twins at /<model_id>.md (a static file, not a page: its source is .txt).
+        for twin in twins:
+            out.append(self.memo.file(config, f"_twins/{twin.model_id}.txt", twin.markdown,
+                                      dest_uri=f"{twin.model_id}.md"))
+        text("llms.txt", machine.llms_index(twins, self.site_url))
+        text("llms-full.txt", machine.llms_full(twins))
+        self.twin_urls = [f"{self.site_url}{t.model_id}.md" for t in twins] + [
+            f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt"]
         for uri, content in api.global_endpoints(
             self.catalog, models, by_strategy, by_hardware, self.base
         ):
             text(uri, content)
         for uri, page in self.pages.items():
             # Reached from the home page's cards, not from the nav.
-            out.append(File.generated(
-                config, uri, content=page.markdown, inclusion=InclusionLevel.NOT_IN_NAV
-            ))
+            out.append(self.memo.file(config, uri, page.markdown, InclusionLevel.NOT_IN_NAV))
         # Published configurations: their JSON and the catalogue page (in the nav).
         for uri, content in self.published.endpoints(list(self.catalog.recipes)):
             text(uri, content)
         catalogue = self.published.catalogue_page(self.base, self.nonce)
         self.pages[catalogue.uri] = catalogue
         text(catalogue.uri, catalogue.markdown)
-        self.browse = browse_html(catalog, cards, self.base)
+        self.browse = browse_html(catalog, cards, "")
 
         return out
 
@@ -271,21 +338,37 @@ class RecipesSite:
             return
         # spawn, not fork: `mkdocs serve` runs threads, and fork with threads is unsafe.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker) as pool:
             yield from pool.map(recipe_outputs, jobs)
 
     # ------------------------------------------------------------------ pages
 
-    def before_markdown(self, page: Page) -> None:
-        """Guides are rendered without raw HTML; hand-written pages keep it."""
-        self.markdown.active = page.file.src_uri in self.pages
+    def before_markdown(self, markdown: str, page: Page) -> str:
+        """Guides are rendered without raw HTML; hand-written pages keep it. A variant page
+        names its recipe's page as canonical, and shares that page's rendered body (the
+        same guide, the same slot names): its own Markdown is not converted again."""
+        generated = self.pages.get(page.file.src_uri)
+        self.markdown.active = generated is not None
+        if generated is None:
+            return markdown
+        if generated.canonical:
+            page.canonical_url = generated.canonical
+        if generated.body_of in self.memo.bodies:
+            return SHARED_BODY
+        return markdown
 
     def page_content(self, html: str, page: Page) -> str:
         """Fill a generated page's slots; put the model cards into the home page."""
         self.markdown.active = False
         generated = self.pages.get(page.file.src_uri)
         if generated is not None:
-            return generated.fill(html)
+            shared = self.memo.bodies.get(generated.body_of or "")
+            if generated.body_of and shared is not None:
+                html, page.toc = shared
+                return html
+            marked = generated.mark(html)
+            self.memo.bodies[page.file.src_uri] = (marked, page.toc)
+            return marked
         if KEYS_MARKER in html:
             html = html.replace(KEYS_MARKER, selection_keys_html(), 1)
         if page.is_homepage:
@@ -298,6 +381,15 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
+
+    def post_build(self, config: MkDocsConfig) -> None:
+        """The Markdown twins and llms files join mkdocs' sitemap."""
+        machine.extend_sitemap(Path(config.site_dir), self.twin_urls)
+
+    def post_page(self, output: str, page: Page) -> str:
+        """A generated page's slots filled in the finished HTML (after search indexing)."""
+        generated = self.pages.get(page.file.src_uri)
+        return generated.fill(output) if generated is not None else output
 
     @property
     def watch(self) -> list[str]:

@@ -3,11 +3,10 @@ paints. Expected text always comes from CPython's builder, reading the YAML like
 
 from __future__ import annotations
 
-import time
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.widget import (
     WarmTab,
@@ -22,6 +21,7 @@ from tests.browser.widget import (
     paints,
     pill,
     pills,
+    reason_of,
     shown_copy_text,
     url_query,
     wait_paint,
@@ -57,12 +57,17 @@ class Walk:
         if value not in state:
             return False
         if state[value]["reason"] is not None:
-            html = self.page.inner_html(".rb-mount")
+            shown = painted(self.page)
+            pressed = [(p["value"], p["pressed"]) for p in pills(self.page, key)]
             before = paints(self.page)
             pill(self.page, key, value).click(force=True)  # Playwright waits for enabled
             self.page.wait_for_timeout(50)
             assert paints(self.page) == before
-            assert self.page.inner_html(".rb-mount") == html
+            assert painted(self.page) == shown
+            assert [(p["value"], p["pressed"]) for p in pills(self.page, key)] == pressed
+            # The tap shows the reason under the row.
+            expect(reason_of(self.page, key, value)).to_be_visible()
+            expect(reason_of(self.page, key, value)).to_have_text(state[value]["reason"])
             return False
         click_pill(self.page, key, value)
         self.explicit = {**self.explicit, key: value}
@@ -136,10 +141,12 @@ def test_exclusive_features_disable_each_other(warm_tab: WarmTab) -> None:
     expect(encoder).to_have_attribute("aria-disabled", "true")
     expect(encoder).to_have_attribute("title", reason)
     expect(text_only).to_have_attribute("aria-pressed", "true")
-    # The reason shows on hover and on keyboard focus, not only as a native tooltip.
-    encoder.hover()
-    shown = encoder.evaluate("b => getComputedStyle(b, '::after').content")
-    assert reason in shown
+    # The reason shows as text under the row on keyboard focus, not only as a tooltip.
+    why = reason_of(site_page, "encoder_parallel", "on")
+    expect(why).to_be_hidden()
+    encoder.focus()
+    expect(why).to_be_visible()
+    expect(why).to_have_text(reason)
     # Clicking it does nothing, and it stays focusable.
     before = paints(site_page)
     encoder.click(force=True)
@@ -227,44 +234,10 @@ def test_keyboard_keeps_focus_on_the_pill(warm_tab: WarmTab) -> None:
     assert url_query(site_page) == {"hardware": "b200", "reasoning": "off" if was == "true"
                                     else "on"}
 
-    # Tab moves on to the next pill, as buttons do.
+    # A row is one Tab stop: Tab leaves the features row for the next row.
     site_page.keyboard.press("Tab")
-    assert site_page.evaluate("document.activeElement.classList.contains('rb-pill')")
-
-
-def test_pills_answer_before_python_is_ready(site_page: Page) -> None:
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        held.append(route)  # answered below, once the loading state has been seen
-
-    site_page.route("**/assets/pyodide/pyodide.asm.wasm", hold)
-    try:
-        site_page.goto(model_url(V4))
-        site_page.wait_for_function("document.querySelector('.rb-status') !== null")
-        # A hardware pill: answered from the JSON rendered at build time.
-        click_pill(site_page, "hardware", "mi355x")
-        assert not site_page.evaluate("performance.getEntriesByName('rb-python-ready').length")
-        assert shown_copy_text(site_page) == expected_text(V4, {"hardware": "mi355x"})
-        # A feature pill needs Python: a short loading state, applied once Python is up.
-        before = paints(site_page)
-        pill(site_page, "reasoning", "off").click()
-        expect(site_page.locator(".rb-status")).to_be_visible()
-        expect(site_page.locator(".rb-widget")).to_have_attribute("aria-busy", "true")
-        deadline = time.monotonic() + 30
-        while not held and time.monotonic() < deadline:
-            site_page.wait_for_timeout(50)
-        assert held, "Pyodide never asked for its wasm"
-    finally:
-        for route in held:
-            route.fallback()
-        site_page.unroute("**/assets/pyodide/pyodide.asm.wasm")
-    wait_paint(site_page, before)
-    wait_python(site_page)
-    expect(site_page.locator(".rb-status")).to_be_hidden()
-    assert url_query(site_page) == {"hardware": "mi355x", "reasoning": "off"}
-    assert shown_copy_text(site_page) == expected_text(
-        V4, {"hardware": "mi355x", "reasoning": "off"})
+    assert site_page.evaluate(
+        "document.activeElement.closest('.rb-row')?.dataset.row") == "frontend"
 
 
 def test_role_tabs_show_one_role_and_survive_a_repaint(warm_tab: WarmTab) -> None:

@@ -47,6 +47,13 @@ def click_pill(page: Page, key: str, value: str) -> None:
     wait_paint(page, before)
 
 
+def reason_of(page: Page, key: str, value: str) -> Locator:
+    """The paragraph an unavailable pill's aria-describedby names."""
+    ident = pill(page, key, value).get_attribute("aria-describedby")
+    assert ident, f"{key}={value} has no aria-describedby"
+    return page.locator(f"#{ident}")
+
+
 def pills(page: Page, key: str) -> list[dict[str, str | None]]:
     """Every pill of `key`: value, pressed, disabled reason (None when available)."""
     return page.evaluate(

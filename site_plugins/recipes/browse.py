@@ -1,0 +1,306 @@
+"""The home page's model browser: one card per recipe, grouped by provider, and the filters.
+
+Everything the browser shows is made here, from recipe data, at build time: each card carries
+its facet values (`data-facets`, JSON) and its search text (`data-text`); each filter option
+carries its label and its count over the whole catalogue. `docs/javascripts/browse.js` only
+hides and shows these cards, recounts the options and keeps the filters in the URL.
+
+Rules:
+- Facets: provider, task, hardware (those the builder has a command for, any variant),
+  precision (each part of a variant's precision: `mxfp4+mxfp8` counts as MXFP4 and MXFP8),
+  architecture, size (a bucket of the total parameter count; see `SIZES`). Within a facet the
+  option is one value; across facets every chosen value must hold (AND).
+- Search: every word must appear in the card's search text, which is the model id, the
+  variants' checkpoint ids, the title and the provider, lower-cased, with `-`, `_` and spaces
+  removed (`compact`), so "llama3", "Llama 3" and "llama-3" find the same family.
+- Counts: an option's count is the number of models it would show with the other filters as
+  they are (here, with none: the whole catalogue).
+- Order: providers A–Z (case-insensitive), models by title in natural order (3B before 32B).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .pages import ARCHITECTURES, TASKS, e, format_context, page_href
+
+__all__ = [
+    "FILTERS",
+    "SIZES",
+    "BrowseCard",
+    "browse_html",
+    "card_facets",
+    "compact",
+    "parameter_total",
+    "size_bucket",
+]
+
+Data = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BrowseCard:
+    hf_id: str
+    recipe: Data
+    runs_on: list[str]
+    """Hardware ids the builder has a command for (any variant)."""
+
+
+@dataclass(frozen=True)
+class Size:
+    id: str
+    label: str
+    below: float
+    """Total parameters under this (the bucket holds [previous bucket's `below`, this))."""
+
+
+SIZES: tuple[Size, ...] = (
+    Size("under-5b", "Under 5B", 5e9),
+    Size("5-20b", "5B – 20B", 20e9),
+    Size("20-80b", "20B – 80B", 80e9),
+    Size("80-300b", "80B – 300B", 300e9),
+    Size("300b-1t", "300B – 1T", 1e12),
+    Size("1t-plus", "1T and more", float("inf")),
+)
+UNSTATED = Size("unstated", "Not stated", float("nan"))
+"""For a recipe whose parameter count has no number in it ("Undisclosed")."""
+
+_UNITS = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*([KMBT])\b", re.IGNORECASE)
+
+
+def parameter_total(text: str) -> float | None:
+    """"8B" → 8e9, "2.4T" → 2.4e12, "552B + 196B Engram" → 748e9; None without a number."""
+    amounts = [float(n) * _UNITS[unit.upper()] for n, unit in _AMOUNT.findall(text)]
+    return sum(amounts) if amounts else None
+
+
+def size_bucket(parameter_count: str) -> Size:
+    total = parameter_total(parameter_count)
+    if total is None:
+        return UNSTATED
+    return next(size for size in SIZES if total < size.below)
+
+
+def compact(text: str) -> str:
+    """Lower-cased, without `-`, `_` and whitespace: the form search text and words take."""
+    return re.sub(r"[-_\s]+", "", text.lower())
+
+
+def _precisions(recipe: Data) -> list[str]:
+    seen: dict[str, None] = {}
+    for variant in recipe["variants"].values():
+        seen.update(dict.fromkeys(part for part in variant["precision"].split("+") if part))
+    return list(seen)
+
+
+def card_facets(card: BrowseCard) -> dict[str, list[str]]:
+    """The card's value(s) of each filter (`FILTERS` order)."""
+    recipe = card.recipe
+    return {
+        "task": list(recipe["meta"]["tasks"]),
+        "hardware": list(card.runs_on),
+        "precision": _precisions(recipe),
+        "arch": [recipe["model"]["architecture"]],
+        "size": [size_bucket(recipe["model"]["parameter_count"]).id],
+        "provider": [recipe["meta"]["provider"]],
+    }
+
+
+def search_text(card: BrowseCard) -> str:
+    meta = card.recipe["meta"]
+    fields = [card.hf_id, meta["title"], meta["provider"]]
+    fields += [v["model_id"] for v in card.recipe["variants"].values() if v.get("model_id")]
+    # "|" keeps words from matching across two fields.
+    return "|".join(dict.fromkeys(compact(field) for field in fields))
+
+
+def _natural(text: str) -> tuple[str | int, ...]:
+    return tuple(int(part) if i % 2 else part
+                 for i, part in enumerate(re.split(r"(\d+)", text.lower())))
+
+
+def precision_label(precision: str) -> str:
+    return precision.upper()
+
+
+# ------------------------------------------------------------------ filters
+
+
+@dataclass(frozen=True)
+class Filter:
+    key: str
+    """Its name in the URL and in each card's facets."""
+    label: str
+    empty: str
+    """The first option: no filter."""
+
+
+FILTERS: tuple[Filter, ...] = (
+    Filter("task", "Task", "Any"),
+    Filter("hardware", "Hardware", "Any"),
+    Filter("precision", "Precision", "Any"),
+    Filter("arch", "Architecture", "Any"),
+    Filter("size", "Size", "Any"),
+    Filter("provider", "Provider", "Any"),
+)
+
+
+def _option(value: str, label: str, count: int) -> str:
+    return (f'<option value="{e(value)}" data-label="{e(label)}">'
+            f"{e(label)} ({count})</option>")
+
+
+def _options(catalog: Data, key: str, counts: Counter[str]) -> str:
+    def options(values: Iterable[tuple[str, str]]) -> str:
+        return "".join(_option(v, label, counts[v]) for v, label in values if counts[v])
+
+    if key == "hardware":
+        groups = []
+        for brand_id, brand in catalog["brands"].items():
+            ids = [(hw, spec["display_name"]) for hw, spec in catalog["hardware"].items()
+                   if spec["brand"] == brand_id and counts[hw]]
+            if ids:
+                groups.append(f'<optgroup label="{e(brand["display_name"])}">'
+                              f"{options(ids)}</optgroup>")
+        return "".join(groups)
+    if key == "task":
+        known = [(t, label) for t, label in TASKS.items()]
+        return options(known + [(t, t) for t in sorted(counts) if t not in TASKS])
+    if key == "arch":
+        return options((a, ARCHITECTURES.get(a, a)) for a in sorted(counts))
+    if key == "size":
+        return options((s.id, s.label) for s in (*SIZES, UNSTATED))
+    if key == "precision":  # most used first
+        ordered = sorted(counts, key=lambda p: (-counts[p], p))
+        return options((p, precision_label(p)) for p in ordered)
+    return options((v, v) for v in sorted(counts, key=str.lower))
+
+
+def _select(catalog: Data, cards: Sequence[BrowseCard], flt: Filter) -> str:
+    counts: Counter[str] = Counter()
+    for card in cards:
+        counts.update(card_facets(card)[flt.key])
+    ident = f"rcp-f-{flt.key}"
+    return (
+        f'<div class="rcp-filter"><label class="rcp-filter-label" for="{ident}">'
+        f"{e(flt.label)}</label>"
+        f'<select id="{ident}" name="{flt.key}" data-filter="{flt.key}">'
+        f'<option value="" data-label="{e(flt.empty)}" selected>{e(flt.empty)} '
+        f"({len(cards)})</option>"
+        f"{_options(catalog, flt.key, counts)}</select></div>"
+    )
+
+
+# ------------------------------------------------------------------ cards
+
+
+def _hardware_summary(catalog: Data, card: BrowseCard) -> str:
+    """Brand names with how many of their hardware the model has a command for."""
+    by_brand: Counter[str] = Counter(catalog["hardware"][hw]["brand"] for hw in card.runs_on)
+    chips = []
+    for brand_id, brand in catalog["brands"].items():
+        if by_brand[brand_id]:
+            names = ", ".join(catalog["hardware"][hw]["display_name"] for hw in card.runs_on
+                              if catalog["hardware"][hw]["brand"] == brand_id)
+            chips.append(
+                f'<li class="rcp-card-brand" title="{e(names)}">{e(brand["display_name"])}'
+                f' <span class="rcp-card-n">{by_brand[brand_id]}</span></li>'
+            )
+    return "".join(chips)
+
+
+def _facts(recipe: Data) -> str:
+    model = recipe["model"]
+    facts = [ARCHITECTURES.get(model["architecture"], model["architecture"]),
+             f"{model['parameter_count']} parameters"]
+    active = model.get("active_parameters")
+    if active and active != model["parameter_count"]:
+        facts.append(f"{active} active")
+    if model.get("context_length"):
+        facts.append(f"{format_context(model['context_length'])} context")
+    return "".join(f'<li>{e(fact)}</li>' for fact in facts)
+
+
+def _card(catalog: Data, card: BrowseCard, base: str) -> str:
+    recipe = card.recipe
+    meta = recipe["meta"]
+    facets = json.dumps(card_facets(card), ensure_ascii=False, separators=(",", ":"))
+    tags = "".join(f'<li class="rcp-tag rcp-tag-task">{e(TASKS.get(t, t))}</li>'
+                   for t in meta["tasks"])
+    tags += "".join(f'<li class="rcp-tag">{e(precision_label(p))}</li>'
+                    for p in _precisions(recipe))
+    return (
+        f'<article class="rcp-card" data-facets="{e(facets)}" '
+        f'data-text="{e(search_text(card))}">'
+        '<div class="rcp-card-head">'
+        '<h3 class="rcp-card-title"><a class="rcp-card-link" '
+        f'href="{e(page_href(base, card.hf_id))}">'
+        f'{e(meta["title"])}</a></h3>'
+        f'<a class="rcp-card-json" href="{e(base + card.hf_id)}.json" '
+        f'aria-label="{e(meta["title"])} as JSON">JSON</a></div>'
+        f'<p class="rcp-card-id"><span class="rcp-card-provider">{e(meta["provider"])}</span>'
+        f' <code>{e(card.hf_id)}</code></p>'
+        f'<p class="rcp-card-desc">{e(meta["description"])}</p>'
+        f'<ul class="rcp-card-facts" aria-label="Model">{_facts(recipe)}</ul>'
+        f'<ul class="rcp-card-tags" aria-label="Tasks and precisions">{tags}</ul>'
+        '<div class="rcp-card-hw"><span class="rcp-row-label">Runs on</span>'
+        f'<ul aria-label="Hardware brands">{_hardware_summary(catalog, card)}</ul></div>'
+        "</article>"
+    )
+
+
+def _groups(catalog: Data, cards: Sequence[BrowseCard], base: str) -> str:
+    by_provider: dict[str, list[BrowseCard]] = {}
+    for card in cards:
+        by_provider.setdefault(card.recipe["meta"]["provider"], []).append(card)
+    sections = []
+    for index, provider in enumerate(sorted(by_provider, key=str.lower)):
+        members = sorted(by_provider[provider], key=lambda c: _natural(c.recipe["meta"]["title"]))
+        heading = f"rcp-g{index}"
+        sections.append(
+            f'<section class="rcp-group" aria-labelledby="{heading}" '
+            f'data-span="{min(len(members), 3)}" style="--n: {len(members)}">'
+            f'<h2 class="rcp-group-title" id="{heading}">{e(provider)} '
+            f'<span class="rcp-group-count" data-rcp-group-count>{len(members)}</span></h2>'
+            f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in members)}</div>'
+            "</section>"
+        )
+    return "".join(sections)
+
+
+def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
+    """The search box, the filters and every card, in the static HTML."""
+    total = len(cards)
+    selects = "".join(_select(catalog, cards, flt) for flt in FILTERS)
+    return (
+        f'<div class="rcp-browse" data-rcp-browse data-search-exclude data-total="{total}">'
+        '<form class="rcp-filters" id="rcp-filters" role="search" aria-label="Filter models">'
+        '<div class="rcp-filter rcp-filter-q"><label class="rcp-filter-label" '
+        'for="rcp-f-search">Search</label>'
+        '<input type="search" id="rcp-f-search" name="search" data-filter="search" '
+        'autocomplete="off" spellcheck="false" enterkeyhint="search" '
+        'placeholder="Name, id, provider…"></div>'
+        '<button type="button" class="rcp-filters-toggle" aria-expanded="false" '
+        'aria-controls="rcp-facets">Filters <span data-rcp-active></span></button>'
+        f'<div class="rcp-facets" id="rcp-facets">{selects}'
+        '<label class="rcp-check"><input type="checkbox" name="group" value="provider" '
+        "checked> Group by provider</label>"
+        '<button type="reset" class="rcp-reset">Clear filters</button></div></form>'
+        '<div class="rcp-results">'
+        '<p class="rcp-notice" role="status" data-rcp-notice hidden></p>'
+        '<p class="rcp-count" aria-live="polite"><strong data-rcp-count>'
+        f"{total}</strong> of {total} models</p>"
+        '<noscript><p class="rcp-noscript">The filters need JavaScript; every model is '
+        "listed below.</p></noscript>"
+        f'<div class="rcp-groups">{_groups(catalog, cards, base)}</div>'
+        # A button, not a link: the theme's instant navigation would reload the page.
+        '<p class="rcp-empty" hidden>No model matches these filters. '
+        '<button type="reset" form="rcp-filters" class="rcp-link-button" data-rcp-clear>'
+        "Clear the filters</button></p></div></div>"
+    )

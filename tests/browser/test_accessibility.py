@@ -1,0 +1,97 @@
+"""axe-core (pinned from npm, injected from node_modules: nothing from another origin) on the
+home page, the API page and two model pages, in light and dark mode, after Python has painted.
+Any violation fails, theme markup included: where mkdocs-material falls short, overrides/ and
+the page glue fix it (search dialog and progress bar names, code-block nav names, contrast)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.conftest import ROOT, Site
+from tests.browser.widget import wait_python
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+PAGES = {
+    "home": "/",
+    "api": "/api/",
+    "model-v41": "/deepseek-ai/DeepSeek-V4.1-Flash/?text_only=on",
+    "model-kimi-roles": "/moonshotai/Kimi-K2-Instruct/?strategy=multi_node_dep",
+}
+SCHEMES = {"light": ("default", 0), "dark": ("slate", 1)}
+
+
+@pytest.fixture(params=list(SCHEMES))
+def scheme_page(request: pytest.FixtureRequest, browser: Browser, site: Site) -> Iterator[Page]:
+    scheme, index = SCHEMES[request.param]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.origin)
+    # mkdocs-material keeps the reader's palette choice here (scope "/" + ".__palette").
+    context.add_init_script(
+        f"localStorage.setItem('/.__palette', JSON.stringify({{index: {index}, "
+        f"color: {{scheme: '{scheme}'}}}}))")
+    page = context.new_page()
+    page.scheme = scheme  # type: ignore[attr-defined]
+    yield page
+    context.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_axe_finds_nothing(scheme_page: Page, name: str) -> None:
+    assert AXE.is_file(), "node_modules/axe-core is missing: run `make install`"
+    page = scheme_page
+    page.goto(PAGES[name])
+    if page.locator(".rb-mount").count():
+        wait_python(page)
+        # A disabled pill focused: its reason shows, and is checked too.
+        page.locator('.rb-widget .rb-pill[aria-disabled="true"]').first.focus()
+    assert page.evaluate("document.body.dataset.mdColorScheme") == page.scheme  # type: ignore[attr-defined]
+    page.wait_for_timeout(400)  # the theme's colour transitions settle
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate(
+        """async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+            return result.violations.map((v) => `${v.id} (${v.impact}): ` + v.nodes.map(
+                (n) => `${n.target.join(" ")} ${n.failureSummary.split("\\n")[1] ?? ""}`
+            ).slice(0, 5).join(" | "));
+        }""",
+        TAGS,
+    )
+    assert violations == []
+
+
+CONTRAST = """(el) => {
+    const rgba = (s) => s.match(/[\\d.]+/g).map(Number);
+    const lum = ([r, g, b]) => {
+        const c = [r, g, b].map((v) => { v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    let node = el, bg = null;
+    while (node && node.nodeType === 1) {
+        const c = rgba(getComputedStyle(node).backgroundColor);
+        if ((c[3] ?? 1) > 0) { bg = c; break; }
+        node = node.parentElement;
+    }
+    bg = bg ?? [255, 255, 255];
+    const fg = rgba(getComputedStyle(el).color);
+    const a = fg[3] ?? 1;
+    const mixed = [0, 1, 2].map((i) => fg[i] * a + bg[i] * (1 - a));
+    const [l1, l2] = [lum(mixed), lum(bg)].sort((x, y) => y - x);
+    return (l1 + 0.05) / (l2 + 0.05);
+}"""
+
+
+def test_unavailable_pills_stay_readable(scheme_page: Page) -> None:
+    # axe leaves aria-disabled controls out of its contrast check; these carry a reason.
+    page = scheme_page
+    page.goto(PAGES["model-v41"])
+    wait_python(page)
+    disabled = page.locator('.rb-widget .rb-pill[aria-disabled="true"]')
+    assert disabled.count() >= 2
+    ratios = [disabled.nth(i).evaluate(CONTRAST) for i in range(disabled.count())]
+    assert min(ratios) >= 4.5, ratios
+    # ... and still look unavailable: dashed, unlike the available ones.
+    assert disabled.first.evaluate("b => getComputedStyle(b).borderTopStyle") == "dashed"

@@ -1,0 +1,233 @@
+"""The home page's model browser in Chromium: a typed search and a filter show the models the
+recipes say, every option's count follows, the URL keeps the filters and back/forward step
+through them, a bad URL value is dropped with a notice, and the filters fold away on a phone."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from urllib.parse import parse_qsl
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.browser.conftest import Site
+from tests.recipes_data import catalog
+
+
+def query(page: Page) -> dict[str, str]:
+    return dict(parse_qsl(page.evaluate("location.search").lstrip("?")))
+
+
+def wait_query(page: Page, want: dict[str, str]) -> None:
+    """Until the page's URL holds exactly `want` (browse.js writes it a moment later)."""
+    page.wait_for_function(
+        "want => JSON.stringify(Object.fromEntries(new URLSearchParams(location.search)))"
+        " === JSON.stringify(want)", arg=want)
+
+
+def control(page: Page, label: str) -> Locator:
+    """A control of the browser's form, by its label."""
+    return page.locator("form.rcp-filters").get_by_label(label, exact=True)
+
+
+def shown_ids(page: Page) -> set[str]:
+    return set(page.locator(".rcp-card:not([hidden]) .rcp-card-id code").all_text_contents())
+
+
+def shown_count(page: Page) -> int:
+    return int(page.locator("[data-rcp-count]").inner_text())
+
+
+def option_counts(page: Page, name: str) -> dict[str, tuple[int, bool]]:
+    """value → (count shown, disabled) of a filter's options."""
+    options = page.evaluate(
+        """name => [...document.querySelector(`select[name="${name}"]`).options]
+             .map(o => [o.value, o.textContent, o.disabled])""", name)
+    counts = {}
+    for value, text, disabled in options:
+        match = re.fullmatch(r".+ \((\d+)\)", text)
+        assert match, text
+        counts[value] = (int(match[1]), disabled)
+    return counts
+
+
+def matches(hf_id: str, words: list[str]) -> bool:
+    """The search rule of browse.py, from the recipe's own fields."""
+    recipe = catalog().recipes[hf_id]
+    fields = [hf_id, recipe.meta.title, recipe.meta.provider]
+    fields += [v.model_id for v in recipe.variants.values() if v.model_id]
+    text = "|".join(re.sub(r"[-_\s]+", "", f.lower()) for f in fields)
+    return all(re.sub(r"[-_\s]+", "", w.lower()) in text for w in words)
+
+
+def with_task(task: str) -> set[str]:
+    return {hf_id for hf_id, r in catalog().recipes.items() if task in r.meta.tasks}
+
+
+def open_home(page: Page, path: str = "/") -> None:
+    page.goto(path)
+    page.wait_for_selector(".rcp-browse.rcp-js")
+
+
+def test_search_filter_counts_url_and_back(site_page: Page) -> None:
+    page = site_page
+    total = len(catalog().recipes)
+    open_home(page)
+    assert shown_count(page) == total == len(shown_ids(page))
+
+    search = control(page, "Search")
+    search.press_sequentially("qwen3")
+    qwen = {hf_id for hf_id in catalog().recipes if matches(hf_id, ["qwen3"])}
+    assert len(qwen) >= 20
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(qwen)))
+    assert shown_ids(page) == qwen
+    wait_query(page, {"search": "qwen3"})  # one entry for the whole word
+
+    control(page, "Task").select_option("multimodal")
+    both = qwen & with_task("multimodal")
+    assert 0 < len(both) < len(qwen)
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(both)))
+    assert shown_ids(page) == both
+    wait_query(page, {"search": "qwen3", "task": "multimodal"})
+    tasks = option_counts(page, "task")
+    assert tasks[""] == (len(qwen), False)  # the other filters only
+    for task in ("text", "omni"):
+        n = len(qwen & with_task(task))
+        assert tasks[task] == (n, n == 0), task
+    assert tasks["embedding"] == (0, True)  # nothing to show: not offered
+    # The other filters count within the search and the task.
+    arch = option_counts(page, "arch")
+    moe = {h for h in both if catalog().recipes[h].model.architecture == "moe"}
+    assert arch["moe"] == (len(moe), not moe)
+    # Groups count what they show; a provider with nothing shown is hidden.
+    providers: dict[str, int] = {}
+    for hf_id in both:
+        provider = catalog().recipes[hf_id].meta.provider
+        providers[provider] = providers.get(provider, 0) + 1
+    groups = page.locator(".rcp-group:not([hidden]) .rcp-group-title").all_text_contents()
+    assert sorted(groups) == sorted(f"{p} {n}" for p, n in providers.items())
+
+    page.go_back()
+    wait_query(page, {"search": "qwen3"})
+    expect(control(page, "Task")).to_have_value("")
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(qwen)))
+    page.go_back()
+    wait_query(page, {})
+    expect(search).to_have_value("")
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(total))
+    page.go_forward()
+    wait_query(page, {"search": "qwen3"})
+    expect(search).to_have_value("qwen3")
+    assert shown_ids(page) == qwen
+
+
+def test_family_search_ignores_separators(site_page: Page) -> None:
+    page = site_page
+    open_home(page)
+    search = control(page, "Search")
+    found = []
+    for words in ("llama 3", "Llama-3", "llama3"):
+        search.fill(words)
+        found.append(shown_ids(page))
+    llama = {h for h in catalog().recipes if h.startswith("meta-llama/Llama-3")}
+    assert found == [llama, llama, llama]
+
+
+def test_omni_filter_and_ungrouped_cards(site_page: Page) -> None:
+    page = site_page
+    open_home(page, "/?task=omni&group=none")
+    omni = with_task("omni")
+    assert len(omni) >= 25
+    assert shown_ids(page) == omni
+    expect(control(page, "Task")).to_have_value("omni")
+    expect(control(page, "Group by provider")).not_to_be_checked()
+    # Provider headings are off screen (kept for screen readers): at most 1 px.
+    boxes = [title.bounding_box() for title in page.locator(".rcp-group-title").all()]
+    assert boxes and all(b is None or (b["width"] <= 1 and b["height"] <= 1) for b in boxes)
+    # Ungrouped, each card names its provider.
+    assert page.locator(".rcp-card:not([hidden]) .rcp-card-provider:visible").count() == len(omni)
+    control(page, "Group by provider").check()
+    wait_query(page, {"task": "omni"})
+    assert page.locator(".rcp-group-title:visible").count() > 1
+
+    # A card's JSON link serves the recipe's JSON.
+    link = page.locator(".rcp-card:not([hidden]) .rcp-card-json").first
+    response = page.request.get(link.get_attribute("href") or "")
+    assert response.ok and json.loads(response.text())["hf_id"] in omni
+
+
+def test_unknown_url_values_are_dropped_with_a_notice(site_page: Page, site: Site) -> None:
+    page = site_page
+    open_home(page, "/?task=bogus&hardware=h200&size=huge&h=kept")
+    notice = page.locator("[data-rcp-notice]")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("task=bogus")
+    expect(notice).to_contain_text("size=huge")
+    expect(control(page, "Hardware")).to_have_value("h200")
+    hardware = json.loads((site.root / "hardware.json").read_text(encoding="utf-8"))
+    assert shown_ids(page) == set(hardware["hardware"]["h200"]["models"])
+    # Dropped from the URL; what is not the browser's own stays.
+    assert query(page) == {"hardware": "h200", "h": "kept"}
+    control(page, "Hardware").select_option("")
+    expect(notice).to_be_hidden()
+
+
+def test_empty_result_and_clear(site_page: Page) -> None:
+    page = site_page
+    open_home(page, "/?search=no-such-model-anywhere")
+    empty = page.locator(".rcp-empty")
+    expect(empty).to_be_visible()
+    assert shown_ids(page) == set()
+    empty.get_by_role("button", name="Clear the filters").click()
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(catalog().recipes)))
+    wait_query(page, {})
+    expect(control(page, "Search")).to_be_focused()
+
+
+def test_back_from_a_model_page_restores_the_filters(site_page: Page) -> None:
+    page = site_page
+    open_home(page)
+    control(page, "Task").select_option("embedding")
+    embedding = with_task("embedding")
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(embedding)))
+    page.locator(".rcp-card:not([hidden]) .rcp-card-link").first.click()
+    page.wait_for_selector(".rb-mount")
+    page.go_back()
+    page.wait_for_selector(".rcp-browse.rcp-js")
+    expect(control(page, "Task")).to_have_value("embedding")
+    assert shown_ids(page) == embedding
+
+
+@pytest.fixture
+def phone(browser: Browser, site: Site) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=site.origin,
+                                  has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.on("pageerror", lambda error: site.errors.append(str(error)))
+    page.on("request", lambda request: None if request.url.startswith(
+        (site.origin + "/", "data:", "blob:")) else site.foreign.append(request.url))
+    yield page
+    context.close()
+
+
+def test_phone_filters_fold_behind_a_button(phone: Page) -> None:
+    page = phone
+    open_home(page, "/?task=omni")
+    toggle = page.get_by_role("button", name=re.compile("^Filters"))
+    expect(toggle).to_be_visible()
+    expect(toggle).to_have_text("Filters (1)")  # says a filter is on while folded
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    expect(control(page, "Task")).to_be_hidden()
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(control(page, "Task")).to_be_visible()
+    page.keyboard.press("Tab")
+    expect(control(page, "Task")).to_be_focused()
+    # Cards take the full width, one column.
+    width = page.evaluate("document.querySelector('.rcp-card:not([hidden])')"
+                          ".getBoundingClientRect().width")
+    assert width > 300
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -1,0 +1,242 @@
+"""The home page's model browser, read from the built HTML (no browser): one card per recipe
+with the recipe's facet values, links that resolve, and filter options whose counts are what
+the recipes (and the published /hardware.json) say."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from site_plugins.recipes.browse import compact, parameter_total, size_bucket
+from tests.htmltree import Node, parse
+from tests.recipes_data import catalog
+from tests.sitebuild import BuiltSite
+
+# Total parameters, as a reader of the catalogue counts them, per bucket (lower bound kept).
+BUCKETS = {
+    "under-5b": (0, 5e9),
+    "5-20b": (5e9, 20e9),
+    "20-80b": (20e9, 80e9),
+    "80-300b": (80e9, 300e9),
+    "300b-1t": (300e9, 1e12),
+    "1t-plus": (1e12, float("inf")),
+}
+
+
+# ------------------------------------------------------------------ rules (no build)
+
+
+@pytest.mark.parametrize(("text", "total"), [
+    ("8B", 8e9),
+    ("1.2B", 1.2e9),
+    ("230M", 230e6),
+    ("2.4T", 2.4e12),
+    ("1T", 1e12),
+    ("552B + 196B Engram", 748e9),
+    ("Undisclosed", None),
+])
+def test_parameter_total(text: str, total: float | None) -> None:
+    if total is None:
+        assert parameter_total(text) is None
+    else:
+        assert parameter_total(text) == pytest.approx(total)
+
+
+@pytest.mark.parametrize(("text", "bucket"), [
+    ("4.6B", "under-5b"),
+    ("5B", "5-20b"),       # a bucket holds its lower bound
+    ("19B", "5-20b"),
+    ("20B", "20-80b"),
+    ("975B", "300b-1t"),
+    ("1T", "1t-plus"),
+    ("Undisclosed", "unstated"),
+])
+def test_size_bucket(text: str, bucket: str) -> None:
+    assert size_bucket(text).id == bucket
+
+
+def test_compact_ignores_separators_and_case() -> None:
+    assert compact("Llama-3.1 8B_Instruct") == "llama3.18binstruct"
+    # the words people type for one family all become the same text
+    assert {compact(w) for w in ("llama3", "Llama-3", "llama_3")} == {"llama3"}
+
+
+# ------------------------------------------------------------------ the built home page
+
+
+@pytest.fixture(scope="module")
+def home(built_site: BuiltSite) -> Node:
+    return parse((built_site.root / "index.html").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def runs_on(built_site: BuiltSite) -> dict[str, set[str]]:
+    """hf_id → hardware ids /hardware.json lists it under (the builder has a command)."""
+    published = json.loads((built_site.root / "hardware.json").read_text(encoding="utf-8"))
+    hardware: dict[str, set[str]] = {}
+    for hw_id, spec in published["hardware"].items():
+        for hf_id in spec["models"]:
+            hardware.setdefault(hf_id, set()).add(hw_id)
+    return hardware
+
+
+def cards_by_id(home: Node) -> dict[str, Node]:
+    cards: dict[str, Node] = {}
+    for card in home.find_all("article", "rcp-card"):
+        hf_id = card.find("p", "rcp-card-id").find("code").text
+        assert hf_id not in cards, f"two cards for {hf_id}"
+        cards[hf_id] = card
+    return cards
+
+
+def expected_size(parameter_count: str) -> str:
+    numbers = re.findall(r"([\d.]+)\s*([MBT])", parameter_count)
+    if not numbers:
+        return "unstated"
+    total = sum(float(n) * {"M": 1e6, "B": 1e9, "T": 1e12}[u] for n, u in numbers)
+    return next(key for key, (low, high) in BUCKETS.items() if low <= total < high)
+
+
+def expected_facets(hf_id: str, runs_on: dict[str, set[str]]) -> dict[str, Any]:
+    recipe = catalog().recipes[hf_id]
+    return {
+        "task": list(recipe.meta.tasks),
+        "hardware": runs_on.get(hf_id, set()),
+        "precision": {part for v in recipe.variants.values() for part in v.precision.split("+")},
+        "arch": [recipe.model.architecture],
+        "size": [expected_size(recipe.model.parameter_count)],
+        "provider": [recipe.meta.provider],
+    }
+
+
+@pytest.mark.site
+def test_every_recipe_has_one_card_with_its_facets(home: Node,
+                                                   runs_on: dict[str, set[str]]) -> None:
+    cards = cards_by_id(home)
+    assert set(cards) == set(catalog().recipes)
+    for hf_id, card in cards.items():
+        recipe = catalog().recipes[hf_id]
+        assert card.find("a", "rcp-card-link").text == recipe.meta.title
+        assert recipe.meta.description in card.find("p", "rcp-card-desc").text
+        assert recipe.model.parameter_count in card.find("ul", "rcp-card-facts").text
+        facets = json.loads(card.attrs["data-facets"])
+        want = expected_facets(hf_id, runs_on)
+        assert set(facets["hardware"]) == want["hardware"], hf_id
+        assert want["hardware"], f"{hf_id} runs nowhere"
+        assert set(facets["precision"]) == want["precision"], hf_id
+        for key in ("task", "arch", "size", "provider"):
+            assert facets[key] == want[key], (hf_id, key)
+
+
+@pytest.mark.site
+def test_known_models_fall_in_the_size_a_reader_expects(home: Node) -> None:
+    cards = cards_by_id(home)
+    sizes = {hf_id: json.loads(cards[hf_id].attrs["data-facets"])["size"] for hf_id in (
+        "LiquidAI/LFM2.5-230M", "Qwen/Qwen3-8B", "deepseek-ai/DeepSeek-V3",
+        "moonshotai/Kimi-K2-Instruct", "IndexTeam/IndexTTS-2.5",
+        "deepseek-ai/DeepSeek-V4.1-Flash")}
+    assert sizes == {
+        "LiquidAI/LFM2.5-230M": ["under-5b"],
+        "Qwen/Qwen3-8B": ["5-20b"],
+        "deepseek-ai/DeepSeek-V3": ["300b-1t"],
+        "moonshotai/Kimi-K2-Instruct": ["1t-plus"],
+        "IndexTeam/IndexTTS-2.5": ["unstated"],  # "Undisclosed"
+        "deepseek-ai/DeepSeek-V4.1-Flash": ["300b-1t"],  # 552B + 196B Engram
+    }
+
+
+def resolve(site: BuiltSite, href: str) -> Path:
+    """The file a site-absolute or home-relative link serves."""
+    path = site.root / href.lstrip("/")
+    return path / "index.html" if href.endswith("/") else path
+
+
+@pytest.mark.site
+def test_every_card_links_its_page_and_its_json(built_site: BuiltSite, home: Node) -> None:
+    for hf_id, card in cards_by_id(home).items():
+        href = card.find("a", "rcp-card-link").attrs["href"]
+        # A form every static host resolves (`npx serve` lists a directory whose name has a
+        # dot instead of serving its index.html).
+        assert href.endswith("/index.html" if "." in hf_id.split("/")[1] else "/"), href
+        page = resolve(built_site, href)
+        assert page.is_file(), page
+        assert f'data-hf-id="{hf_id}"' in page.read_text(encoding="utf-8")
+        link = card.find("a", "rcp-card-json")
+        assert link.attrs["href"].endswith(f"{hf_id}.json")
+        document = json.loads(resolve(built_site, link.attrs["href"]).read_text(encoding="utf-8"))
+        assert document["hf_id"] == hf_id
+
+
+def option_counts(home: Node, name: str) -> dict[str, tuple[str, int]]:
+    """value → (label, count) of a filter's options, as the page shows them."""
+    select = home.find("select", name=name)
+    counts = {}
+    for option in select.find_all("option"):
+        match = re.fullmatch(r"(.+) \((\d+)\)", option.text)
+        assert match, option.text
+        assert match[1] == option.attrs["data-label"]
+        counts[option.attrs["value"]] = (match[1], int(match[2]))
+    return counts
+
+
+@pytest.mark.site
+def test_filter_counts_are_what_the_recipes_say(home: Node,
+                                                runs_on: dict[str, set[str]]) -> None:
+    recipes = catalog().recipes
+    expected: dict[str, Counter[str]] = {}
+    for hf_id in recipes:
+        for key, values in expected_facets(hf_id, runs_on).items():
+            expected.setdefault(key, Counter()).update(values)
+    form = home.find("form", "rcp-filters")
+    names = [select.attrs["name"] for select in form.find_all("select")]
+    assert names == ["task", "hardware", "precision", "arch", "size", "provider"]
+    for name in names:
+        shown = option_counts(home, name)
+        assert shown.pop("")[1] == len(recipes), name
+        assert {value: count for value, (_, count) in shown.items()} == dict(expected[name]), name
+    tasks = option_counts(home, "task")
+    omni = sum("omni" in r.meta.tasks for r in recipes.values())
+    assert omni >= 25
+    assert tasks["omni"] == ("Omni / generation", omni)
+    assert option_counts(home, "arch")["moe"][0] == "MoE"
+    assert option_counts(home, "precision")["nvfp4"][0] == "NVFP4"
+    assert form.find("input", name="search")
+    assert "checked" in form.find("input", name="group").attrs
+    count = home.find("p", "rcp-count")
+    assert count.text == f"{len(recipes)} of {len(recipes)} models"
+
+
+@pytest.mark.site
+def test_cards_are_grouped_by_provider(home: Node) -> None:
+    recipes = catalog().recipes
+    providers = Counter(r.meta.provider for r in recipes.values())
+    groups = home.find_all("section", "rcp-group")
+    titles = []
+    for group in groups:
+        title = group.find("h2", "rcp-group-title")
+        count = title.find("span", "rcp-group-count")
+        provider = title.text.removesuffix(count.text).strip()
+        titles.append(provider)
+        members = group.find_all("article", "rcp-card")
+        assert int(count.text) == len(members) == providers[provider], provider
+        for card in members:
+            assert json.loads(card.attrs["data-facets"])["provider"] == [provider]
+        assert group.attrs["data-span"] == str(min(len(members), 3))
+    assert sorted(titles) == sorted(providers)
+    assert titles == sorted(titles, key=str.lower)
+
+
+@pytest.mark.site
+def test_search_text_holds_ids_names_and_providers(home: Node) -> None:
+    for hf_id, card in cards_by_id(home).items():
+        recipe = catalog().recipes[hf_id]
+        text = card.attrs["data-text"]
+        words = [hf_id, recipe.meta.title, recipe.meta.provider]
+        words += [v.model_id for v in recipe.variants.values() if v.model_id]
+        for word in words:
+            assert compact(word) in text.split("|"), (hf_id, word)

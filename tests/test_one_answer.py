@@ -1,0 +1,164 @@
+"""One id, one answer (issue 10): for every recipe and every variant id, the command
+`vllm-recipes ID` prints, the `recommended_command` of `/ID.json` and the command in the static
+HTML of `/ID/` are the same argv; a variant's page is a full page of its own; the pages for
+machines (Markdown twins, llms.txt, metadata, sitemap) hold what they say."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shlex
+from collections.abc import Iterator
+from xml.etree import ElementTree
+
+import pytest
+
+from tests.htmltree import Node, parse
+from tests.recipes_data import catalog
+from tests.sitebuild import BuiltSite
+from vllm_recipes.cli import main as cli_main
+
+pytestmark = pytest.mark.site
+
+PRIMARY = ("serve", "head")
+"""The role of the command a single-command answer gives (as `recommended_command`)."""
+
+
+def every_id() -> Iterator[tuple[str, str, str]]:
+    """(id, recipe hf_id, variant id) for every recipe and every variant with its own id."""
+    for hf_id, recipe in catalog().recipes.items():
+        yield hf_id, hf_id, "default"
+        for variant_id, variant in recipe.variants.items():
+            if variant.model_id and variant.model_id != hf_id:
+                yield variant.model_id, hf_id, variant_id
+
+
+def argv_of(text: str) -> list[str]:
+    """The command in shell text: from `vllm serve` or `docker run` on (exports dropped)."""
+    # shlex keeps a backslash-newline as a newline word; the shell drops it (a continuation).
+    words = shlex.split(text.replace("\\\n", " "), comments=True)
+    for start in range(len(words) - 1):
+        if (words[start], words[start + 1]) in (("vllm", "serve"), ("docker", "run")):
+            return words[start:]
+    raise AssertionError(f"no command in {text!r}")
+
+
+def cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli_main(list(args))
+    return code, out.getvalue()
+
+
+def page(site: BuiltSite, model_id: str) -> Node:
+    return parse((site.root / model_id / "index.html").read_text(encoding="utf-8"))
+
+
+def html_command(doc: Node) -> str:
+    mount = doc.find(cls="rb-mount")
+    for role in PRIMARY:
+        blocks = mount.find_all("div", "rb-block", **{"data-role": role})
+        if blocks:
+            return blocks[0].find("code").text
+    raise AssertionError("no serve or head block on the page")
+
+
+def load(site: BuiltSite, path: str) -> dict:
+    doc = json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
+    if "same_as" in doc:
+        doc = json.loads((site.root / doc["same_as"].lstrip("/")).read_text(encoding="utf-8"))
+    return doc
+
+
+def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite) -> None:
+    checked = 0
+    for model_id, _, variant_id in every_id():
+        code, printed = cli(model_id)
+        assert code == 0, model_id
+        command = load(built_site, f"/{model_id}.json")["recommended_command"]
+        install = command["selection"]["install"]
+        expected = command["docker_argv"] if install == "docker" else command["argv"]
+        blocks = [b for b in printed.split("\n\n") if "vllm serve" in b or "docker run" in b]
+        assert argv_of(blocks[0]) == expected, model_id
+        assert argv_of(html_command(page(built_site, model_id))) == expected, model_id
+        assert command["variant"] == variant_id, model_id
+        code, as_json = cli(model_id, "--json")
+        assert json.loads(as_json)["selection"] == command["selection"], model_id
+        checked += 1
+    assert checked == sum(1 for _ in every_id()) > len(catalog().recipes)
+
+
+def test_selection_is_typed_alike_in_cli_json_and_endpoints(built_site: BuiltSite) -> None:
+    code, as_json = cli("deepseek-ai/DeepSeek-V4-Flash", "--json")
+    assert code == 0
+    selection = json.loads(as_json)["selection"]
+    assert isinstance(selection["nodes"], int)
+    command = load(built_site, "/deepseek-ai/DeepSeek-V4-Flash/hw/h200.json")[
+        "recommended_command"]
+    assert isinstance(command["selection"]["nodes"], int)
+    assert command["node_count"] == command["selection"]["nodes"]
+
+
+def test_a_variant_page_is_a_full_page_of_its_variant(built_site: BuiltSite) -> None:
+    """No redirect: the variant's command is in the HTML (right with JavaScript off), its
+    pill is pressed, the page starts the builder from it, and names the recipe's page as
+    canonical."""
+    seen = 0
+    for model_id, hf_id, variant_id in every_id():
+        if variant_id == "default" and model_id == hf_id:
+            continue
+        doc = page(built_site, model_id)
+        assert not doc.find_all("meta", http_equiv="refresh")
+        canonical = doc.find("link", rel="canonical")
+        assert canonical.attrs["href"] == f"http://127.0.0.1:8000/{hf_id}/", model_id
+        mount = doc.find(cls="rb-mount")
+        assert json.loads(mount.attrs["data-base"]) == [["variant", variant_id]]
+        pressed = mount.find_all("button", "rb-pill", **{"data-key": "variant",
+                                                         "aria-pressed": "true"})
+        assert [p.attrs["data-value"] for p in pressed] in ([variant_id], []), model_id
+        # The hero names the variant's checkpoint.
+        assert doc.find("p", "rcp-ids").find("code").text == model_id
+        seen += 1
+    assert seen
+
+
+def test_markdown_twins_and_llms_txt(built_site: BuiltSite) -> None:
+    index = (built_site.root / "llms.txt").read_text(encoding="utf-8")
+    assert index.startswith("# vLLM Recipes\n\n> ")
+    full = (built_site.root / "llms-full.txt").read_text(encoding="utf-8")
+    for model_id, _, _ in every_id():
+        twin = (built_site.root / f"{model_id}.md").read_text(encoding="utf-8")
+        assert f"]({'http://127.0.0.1:8000/'}{model_id}.md)" in index, model_id
+        command = load(built_site, f"/{model_id}.json")["recommended_command"]
+        install = command["selection"]["install"]
+        expected = command["docker_argv"] if install == "docker" else command["argv"]
+        fence = twin.split("## Command", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+        assert argv_of(fence) == expected, model_id
+        assert twin.rstrip() in full
+    v41 = (built_site.root / "deepseek-ai/DeepSeek-V4.1-Flash.md").read_text(encoding="utf-8")
+    assert "vllm serve deepseek-ai/DeepSeek-V4.1-Flash" in v41
+
+
+def test_model_pages_have_open_graph_and_json_ld(built_site: BuiltSite) -> None:
+    for model_id, hf_id, _ in every_id():
+        doc = page(built_site, model_id)
+        og = {m.attrs["property"]: m.attrs["content"] for m in doc.find_all("meta")
+              if m.attrs.get("property", "").startswith("og:")}
+        assert og["og:title"].startswith(catalog().recipes[hf_id].meta.title), model_id
+        assert og["og:url"] == f"http://127.0.0.1:8000/{model_id}/"
+        blocks = doc.find_all("script", type="application/ld+json")
+        assert len(blocks) == 1, model_id
+        data = json.loads(blocks[0].text)
+        assert data["@type"] == "HowTo" and data["step"][-1]["text"], model_id
+
+
+def test_sitemap_lists_pages_twins_and_llms_files(built_site: BuiltSite) -> None:
+    tree = ElementTree.parse(built_site.root / "sitemap.xml")
+    space = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    urls = {loc.text for loc in tree.getroot().findall("s:url/s:loc", space)}
+    assert "http://127.0.0.1:8000/llms.txt" in urls
+    assert "http://127.0.0.1:8000/llms-full.txt" in urls
+    for model_id, hf_id, _ in every_id():
+        assert f"http://127.0.0.1:8000/{model_id}.md" in urls
+        assert f"http://127.0.0.1:8000/{hf_id}/" in urls
