@@ -1,0 +1,407 @@
+"""Our commands against the public catalogue's, option for option, for a sample of 20 models.
+
+`tests/golden/public/sample.yaml` names the models and says how the golden files next to it were
+recorded from the public catalogue's own JSON API (github.com/vllm-project/recipes): its default
+selection and its selection on H200, B200 and MI355X, where it offers them. For each recorded
+rendering we build ours for the same query (nothing, or `hardware=<id>`) and compare:
+
+- the selection: hardware, variant, strategy, node count;
+- the Docker image;
+- per `vllm serve` command (serve; head and worker N; prefill and decode): the served model,
+  every option, every environment variable. Where our strategy or node count is not the
+  public's (a listed difference), the commands compared are ours for the public's selection.
+
+Options compare as vLLM reads them: order does not matter, `_` and `-` in a flag name are one,
+a short alias is its long flag, and a JSON value equals a JSON value with the same content
+(key order and spacing aside); every other value must be the same string. A bare flag's value
+is `true`; an option one side does not set is `null`.
+
+`differences.yaml` lists every difference that remains, each with the recipe line whose
+`# differs from the public catalogue:` comment explains it and the field that comment sits next
+to (directly above the field's key, or first inside the field's block). The test fails when a
+difference appears that is not listed, when a listed one is gone, when a cited line holds no
+such comment, and when the comment is not next to the field named. Its `site_wide` entries are
+differences of the site itself (not of one recipe): each names the place that decides it and
+is checked on every rendering.
+
+The golden files are the public catalogue's own output, not ours: its publishing script
+(`scripts/build-recipes-api.mjs`, which calls its `src/lib/command-synthesis.js`) was run with
+Node on a `git archive` of github.com/vllm-project/recipes at the commit `sample.yaml` names,
+and the `recommended_command` of each model's JSON (`/<hf_id>.json`, `/<hf_id>/hw/<hw>.json`)
+was written here unchanged apart from the layout; `sample.yaml` gives the steps. No code of
+this repository took part. A person read the renderings against the public YAML files (auto-fit
+parallel sizes from `vram_minimum_gb`, `hardware_overrides` for Blackwell and AMD, the two-node
+H200 layouts of Kimi-K2 and Ring-1T) before they were committed, and re-running the steps gives
+the same files byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import pytest
+import yaml
+
+from builder import SelectionError, build
+from builder.arglist import SHORT_FLAGS
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe
+
+GOLDEN = ROOT / "tests/golden/public"
+MARKER = "# differs from the public catalogue"
+HARDWARE = ("h200", "b200", "mi355x")
+
+Key = tuple[str, str, str, str]
+"""(model, query, command, option): query is `default` or a hardware id; command is `-` for
+the selection and the image; option is `selection.<key>`, `docker image`, `model`, a flag,
+or `env <NAME>`."""
+
+
+@cache
+def sample() -> list[dict[str, str]]:
+    return yaml.safe_load((GOLDEN / "sample.yaml").read_text())["models"]
+
+
+@cache
+def golden(model: str) -> dict[str, Any]:
+    return json.loads((GOLDEN / f"{model}.json").read_text())
+
+
+@cache
+def listed() -> dict[str, Any]:
+    return yaml.safe_load((GOLDEN / "differences.yaml").read_text())
+
+
+def _flag(token: str) -> bool:
+    return token.startswith("--") or (len(token) > 1 and token[0] == "-" and token[1].isalpha())
+
+
+def _name(flag: str) -> str:
+    head, dot, tail = flag.partition(".")
+    head = SHORT_FLAGS.get(head, head).replace("_", "-")
+    return head + dot + tail
+
+
+def options(argv: list[str]) -> dict[str, Any]:
+    """`vllm serve MODEL ...` → {flag: value}; a later setting of a flag replaces an earlier one."""
+    assert argv[:2] == ["vllm", "serve"] and not _flag(argv[2]), argv
+    out: dict[str, Any] = {}
+    rest = argv[3:]
+    i = 0
+    while i < len(rest):
+        token = rest[i]
+        assert _flag(token), f"positional {token!r} after the model in {argv}"
+        flag, eq, inline = token.partition("=")
+        values = [inline] if eq else []
+        i += 1
+        while not eq and i < len(rest) and not _flag(rest[i]):
+            values.append(rest[i])
+            i += 1
+        out[_name(flag)] = " ".join(values) if values else True
+    return out
+
+
+def same(ours: Any, theirs: Any) -> bool:
+    if ours == theirs:
+        return True
+    if isinstance(ours, str) and isinstance(theirs, str) and ours[:1] in "[{":
+        try:
+            return bool(json.loads(ours) == json.loads(theirs))
+        except ValueError:
+            return False
+    return False
+
+
+def our_commands(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Our `vllm serve` commands by the golden files' role names."""
+    out: dict[str, dict[str, Any]] = {}
+    workers = 0
+    for command in result["commands"]:
+        if command["argv"][:2] != ["vllm", "serve"]:
+            continue
+        role = command["role"]
+        if role == "worker":
+            workers += 1
+            role = f"worker {workers}"
+        assert role not in out, f"two {role} commands"
+        out[role] = command
+    return out
+
+
+@dataclass
+class Comparison:
+    """One public rendering against ours: the differences, and the commands compared."""
+
+    differences: dict[Key, tuple[Any, Any]] = field(default_factory=dict)
+    compared: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """(role, our command) for each public command compared."""
+
+
+def compare(model: str, rendering: dict[str, Any]) -> Comparison:
+    """Ours for the rendering's query against the public rendering."""
+    out = Comparison()
+    query = rendering["query"]
+
+    def differ(role: str, option: str, ours: Any, theirs: Any) -> None:
+        out.differences[(model, query, role, option)] = (ours, theirs)
+
+    result = build(builder_catalog(), builder_recipe(model),
+                   {} if query == "default" else {"hardware": query})
+    theirs_sel = rendering["selection"]
+    for key in ("hardware", "variant", "strategy", "nodes"):
+        if result["selection"][key] != str(theirs_sel[key]):
+            differ("-", f"selection.{key}", result["selection"][key], str(theirs_sel[key]))
+    if result["docker_image"] != rendering["docker_image"]:
+        differ("-", "docker image", result["docker_image"], rendering["docker_image"])
+    public = {c["role"]: c for c in rendering["commands"]}
+    mine = our_commands(result)
+    if (result["selection"]["strategy"], result["selection"]["nodes"]) != (
+            theirs_sel["strategy"], str(theirs_sel["nodes"])):
+        # A listed difference of strategy or node count: the commands are compared with ours
+        # for the public's selection, so that their options are still checked one by one; where
+        # we refuse that selection, our own command is compared with the public's first one.
+        try:
+            mine = our_commands(build(builder_catalog(), builder_recipe(model), {
+                "hardware": theirs_sel["hardware"], "variant": theirs_sel["variant"],
+                "strategy": theirs_sel["strategy"], "nodes": str(theirs_sel["nodes"])}))
+        except SelectionError as error:
+            first = rendering["commands"][0]["role"]
+            differ("-", "commands", f"refused: {error.key}", first)
+            mine = {first: next(iter(mine.values()))}
+    if "commands" not in {k[3] for k in out.differences} and list(mine) != list(public):
+        differ("-", "commands", list(mine), list(public))
+    for role in [r for r in public if r in mine]:
+        ours_command, theirs_command = mine[role], public[role]
+        out.compared.append((role, ours_command))
+        ours_argv, theirs_argv = ours_command["argv"], theirs_command["argv"]
+        if ours_argv[2] != theirs_argv[2]:
+            differ(role, "model", ours_argv[2], theirs_argv[2])
+        a, b = options(ours_argv), options(theirs_argv)
+        for flag in sorted(a.keys() | b.keys()):
+            if not same(a.get(flag), b.get(flag)):
+                differ(role, flag, a.get(flag), b.get(flag))
+        env_a, env_b = ours_command["env"], theirs_command["env"]
+        for name in sorted(env_a.keys() | env_b.keys()):
+            if env_a.get(name) != env_b.get(name):
+                differ(role, f"env {name}", env_a.get(name), env_b.get(name))
+    return out
+
+
+def renderings() -> Iterator[tuple[str, dict[str, Any]]]:
+    for entry in sample():
+        for rendering in golden(entry["id"])["renderings"]:
+            yield entry["id"], rendering
+
+
+@cache
+def comparisons() -> dict[tuple[str, str], Comparison]:
+    return {(model, r["query"]): compare(model, r) for model, r in renderings()}
+
+
+def found() -> dict[Key, tuple[Any, Any]]:
+    return {k: v for c in comparisons().values() for k, v in c.differences.items()}
+
+
+def expand(entry: dict[str, Any]) -> Iterator[Key]:
+    commands = entry.get("commands", ["-"])
+    for query in entry["selections"]:
+        for command in commands:
+            yield entry["model"], query, command, entry["option"]
+
+
+def listed_differences() -> dict[Key, dict[str, Any]]:
+    out: dict[Key, dict[str, Any]] = {}
+    for entry in listed()["differences"]:
+        for key in expand(entry):
+            assert key not in out, f"differences.yaml lists {key} twice"
+            out[key] = entry
+    return out
+
+
+SITE_WIDE_SCOPES = ("every command", "every multi-node command")
+
+
+@cache
+def site_wide() -> dict[Key, dict[str, Any]]:
+    """The keys each `site_wide` entry applies to."""
+    multi_node = {(m, r["query"]) for m, r in renderings()
+                  if r["selection"]["deploy_type"] == "multi_node"}
+    out: dict[Key, dict[str, Any]] = {}
+    for entry in listed()["site_wide"]:
+        assert entry["scope"] in SITE_WIDE_SCOPES, entry
+        for (model, query), comparison in comparisons().items():
+            if entry["scope"] == "every multi-node command" and (model, query) not in multi_node:
+                continue
+            for role, _ in comparison.compared:
+                out[(model, query, role, entry["option"])] = entry
+    return out
+
+
+# --- the sample and its golden files ---------------------------------------------------------
+
+
+def test_the_sample_is_twenty_public_models_with_goldens_from_one_commit() -> None:
+    ids = [entry["id"] for entry in sample()]
+    assert len(ids) == len(set(ids)) == 20
+    assert all(entry["why"].strip() for entry in sample())
+    commits = {golden(model)["public"]["commit"] for model in ids}
+    assert len(commits) == 1
+    (sha,) = commits
+    assert sha in (GOLDEN / "sample.yaml").read_text()
+    assert sorted(p.relative_to(GOLDEN).with_suffix("").as_posix()
+                  for p in GOLDEN.glob("*/*.json")) == sorted(ids)
+
+
+@pytest.mark.parametrize("model", [e["id"] for e in sample()])
+def test_each_golden_holds_the_default_and_every_offered_gpu(model: str) -> None:
+    doc = golden(model)
+    assert doc["model"] == model
+    assert set(doc["offered"]) <= set(HARDWARE)
+    assert [r["query"] for r in doc["renderings"]] == ["default", *doc["offered"]]
+    for rendering in doc["renderings"]:
+        if rendering["query"] != "default":
+            assert rendering["selection"]["hardware"] == rendering["query"]
+        for command in rendering["commands"]:
+            assert command["argv"][:3] == ["vllm", "serve", command["argv"][2]]
+
+
+def test_the_sample_is_diverse() -> None:
+    recipes = [builder_recipe(e["id"]) for e in sample()]
+    providers = {e["id"].split("/")[0] for e in sample()}
+    assert len(providers) == 20
+    tasks = {task for r in recipes for task in r["meta"]["tasks"]}
+    assert {"text", "multimodal", "embedding"} <= tasks, tasks
+    architectures = {r["model"].get("architecture") for r in recipes}
+    assert {"dense", "moe"} <= architectures, architectures
+    assert sum(len(r["variants"]) > 1 for r in recipes) >= 10
+    multi_node = {m for m, r in renderings() if r["selection"]["deploy_type"] == "multi_node"}
+    assert multi_node, "no model in the sample needs more than one node"
+
+
+# --- the comparison -------------------------------------------------------------------------
+
+
+def test_options_are_read_as_vllm_reads_them() -> None:
+    argv = ["vllm", "serve", "m", "-tp", "2", "--max_model_len=4096", "--enable-expert-parallel",
+            "--attention_config.indexer_kv_dtype", "fp8", "--middleware", "a", "b",
+            "--max-model-len", "8192"]
+    assert options(argv) == {
+        "--tensor-parallel-size": "2", "--max-model-len": "8192",
+        "--enable-expert-parallel": True, "--attention-config.indexer_kv_dtype": "fp8",
+        "--middleware": "a b"}
+    assert same('{"a": 1, "b": [2]}', '{"b":[2],"a":1}')
+    assert not same('{"a": 1}', '{"a": 2}') and not same("0.9", "0.90")
+
+
+@pytest.mark.parametrize("model", [e["id"] for e in sample()])
+def test_every_difference_is_listed_with_its_values(model: str) -> None:
+    expected = {k: e for k, e in listed_differences().items() if k[0] == model}
+    expected |= {k: e for k, e in site_wide().items() if k[0] == model}
+    actual = {k: v for k, v in found().items() if k[0] == model}
+    unlisted = sorted(set(actual) - set(expected))
+    assert not unlisted, "not in differences.yaml:\n" + "\n".join(
+        f"  {k}: ours {actual[k][0]!r}, theirs {actual[k][1]!r}" for k in unlisted)
+    gone = sorted(set(expected) - set(actual))
+    assert not gone, f"listed in differences.yaml but no longer different: {gone}"
+    for key, entry in expected.items():
+        assert actual[key] == (entry["ours"], entry["theirs"]), key
+
+
+def test_site_wide_differences_come_from_where_they_say() -> None:
+    assert listed()["site_wide"]
+    for entry in listed()["site_wide"]:
+        assert entry["why"].strip() and (ROOT / entry["decided_in"]).is_file(), entry
+        name = entry["option"].removeprefix("env ")
+        for (model, query), comparison in comparisons().items():
+            for role, command in comparison.compared:
+                if (model, query, role, entry["option"]) not in site_wide():
+                    continue
+                if entry["ours"] is None:
+                    assert name not in command["env"], (model, query, role)
+                else:
+                    source = command["sources"]["env"][name]
+                    assert source["file"] == entry["decided_in"], (model, query, role, source)
+
+
+def _key_lines(node: yaml.Node, path: str, out: dict[int, str]) -> None:
+    """The YAML path of the first key on each line of a recipe (0-based line numbers)."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            here = f"{path}.{key.value}" if path else str(key.value)
+            out.setdefault(key.start_mark.line, here)
+            _key_lines(value, here, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _key_lines(item, f"{path}[{i}]", out)
+
+
+def differs_comments_in(text: str) -> dict[int, tuple[str, bool]]:
+    """Each `# differs from the public catalogue:` comment of a recipe, by its first line
+    (1-based): the path of the key right below the comment, and whether that key is the first
+    of its block (then the comment also stands at the head of the block's parent)."""
+    lines = text.splitlines()
+    keys: dict[int, str] = {}
+    _key_lines(yaml.compose(text, Loader=yaml.SafeLoader), "", keys)
+    first_keys = {min(n for n, k in keys.items() if k.rpartition(".")[0] == parent)
+                  for parent in {k.rpartition(".")[0] for k in keys.values()}}
+    out: dict[int, tuple[str, bool]] = {}
+    for n, line in enumerate(lines):
+        if not line.lstrip().startswith(MARKER):
+            continue
+        below = n + 1
+        while below < len(lines) and lines[below].lstrip().startswith("#"):
+            below += 1
+        assert below in keys, f"line {n + 1}: the comment is not followed by a field"
+        out[n + 1] = (keys[below], below in first_keys)
+    return out
+
+
+@cache
+def differs_comments(path: str) -> dict[int, tuple[str, bool]]:
+    return differs_comments_in((ROOT / path).read_text())
+
+
+def test_each_cited_line_is_a_differs_comment_next_to_its_field() -> None:
+    entries = listed()["differences"]
+    assert entries
+    for entry in entries:
+        path, _, line = entry["comment"].rpartition(":")
+        assert path == f"recipes/models/{entry['model']}.yaml", entry["comment"]
+        assert (ROOT / path).is_file(), entry["comment"]
+        comments = differs_comments(path)
+        field_ = entry["field"]
+        where = [n for n, (key, first) in comments.items()
+                 if key == field_ or (first and key.rpartition(".")[0] == field_)]
+        assert int(line) in comments, (
+            f"{entry['comment']}: no differs comment starts there; the one next to {field_} "
+            f"starts at line(s) {where}")
+        assert int(line) in where, (
+            f"{entry['comment']}: the comment sits next to {comments[int(line)][0]}, "
+            f"not {field_}")
+
+
+def test_differs_comments_are_found_next_to_their_fields() -> None:
+    # The helper the test above relies on, on a small recipe-like file.
+    text = """a: 1
+# differs from the public catalogue: top.
+b:
+  # differs from the public catalogue: head of b.
+  c: {d: 1}
+  e:
+  - f: 2
+    # differs from the public catalogue: g.
+    # still the same comment.
+    g: 3
+"""
+    found_ = differs_comments_in(text)
+    assert found_ == {2: ("b", False), 4: ("b.c", True), 8: ("b.e[0].g", False)}
+
+
+def test_differences_are_listed_once_and_only_for_the_sample() -> None:
+    models = {e["id"] for e in sample()}
+    queries = {m: [r["query"] for r in golden(m)["renderings"]] for m in models}
+    for key in listed_differences():
+        assert key[0] in models and key[1] in queries[key[0]], key
