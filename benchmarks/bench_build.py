@@ -229,8 +229,8 @@ def bench_rebuild() -> Iterator[Figure]:
         shutil.copytree(RECIPES, recipes)
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "RECIPES_DIR": str(recipes)}
         server = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--no-livereload",
-             "-a", "127.0.0.1:8765"],
+            # Not --no-livereload: without live reload, mkdocs serve watches nothing.
+            [sys.executable, "-m", "mkdocs", "serve", "--dirty", "-a", "127.0.0.1:8765"],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         built: list[tuple[float, float]] = []
         done = threading.Event()

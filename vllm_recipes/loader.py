@@ -10,6 +10,7 @@ file beside it, `models/<org>/<repo>.md` (see `guide.py`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,9 +138,11 @@ def validate(model: type[M], source: YamlFile) -> tuple[M | None, list[Located]]
         return None, problems
 
 
-def load_catalog(root: Path) -> Catalog:
-    """Load `root` (the `recipes/` folder). Raises InvalidRecipe listing every problem found."""
-    catalog, problems = load_catalog_with_problems(root)
+def load_catalog(root: Path, memo: dict[str, Any] | None = None) -> Catalog:
+    """Load `root` (the `recipes/` folder). Raises InvalidRecipe listing every problem found.
+    `memo` (kept by the caller between loads, e.g. by `mkdocs serve`) skips re-validating a
+    recipe whose files, and the hardware and strategy files, are unchanged."""
+    catalog, problems = load_catalog_with_problems(root, memo)
     if problems or catalog is None:
         raise InvalidRecipe("\n".join(str(p) for p in problems))
     return catalog
@@ -229,8 +232,18 @@ def _catalog(root: Path, hardware: HardwareCatalog, strategies: dict[str, Strate
     )
 
 
-def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located]]:
-    """The catalog (None if the hardware catalog or a strategy is broken) and every problem."""
+def _digest(paths: list[Path]) -> str:
+    hashed = hashlib.sha256()
+    for path in paths:
+        hashed.update(str(path).encode() + b"\0")
+        hashed.update(path.read_bytes() if path.is_file() else b"\0missing")
+    return hashed.hexdigest()
+
+
+def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
+                               ) -> tuple[Catalog | None, list[Located]]:
+    """The catalog (None if the hardware catalog or a strategy is broken) and every problem
+    (`memo`: see `load_catalog`)."""
     from .checks import check_unique_model_ids
 
     root = Path(root)
@@ -238,9 +251,21 @@ def load_catalog_with_problems(root: Path) -> tuple[Catalog | None, list[Located
     hardware, strategies, strategy_files = _load_tree_base(root, problems)
     if hardware is None or problems:
         return None, problems
+    base = "" if memo is None else _digest(
+        [root / "hardware.yaml", *sorted((root / "strategies").glob("*.yaml"))])
     loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]] = {}
     for path in sorted((root / "models").glob("*/*.yaml")):
-        result = _load_recipe(path, root, hardware, strategies, problems)
+        if memo is None:
+            result = _load_recipe(path, root, hardware, strategies, problems)
+        else:
+            key = base + _digest([path, path.with_suffix(".md")])
+            kept = memo.get(str(path))
+            if kept is None or kept[0] != key:
+                found: list[Located] = []
+                kept = memo[str(path)] = (
+                    key, _load_recipe(path, root, hardware, strategies, found), found)
+            result = kept[1]
+            problems += kept[2]
         if result is not None:
             loaded[f"{path.parent.name}/{path.stem}"] = (path, result)
     problems += check_unique_model_ids({h: r[1][0] for h, r in loaded.items()},

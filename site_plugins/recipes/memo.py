@@ -1,9 +1,13 @@
 """What `mkdocs serve` rebuilds reuse from the build before (the plugin keeps one BuildMemo
 from `on_startup` to `on_shutdown`).
 
+    loads     each recipe file's validated recipe, by a digest of its files and of the
+              hardware and strategy files: an unchanged recipe is not validated again
     outputs   each recipe's outputs (pages, JSON), by a digest of everything its job holds:
               an unchanged recipe is not rendered again
     joins     each published configuration's builder join, by a digest of its inputs
+    templates the theme's compiled Jinja templates (a bytecode cache): mkdocs makes a new
+              Jinja environment for every build, which would compile them again
     staging   with `mkdocs serve --dirty` (`make dev`), generated files are written to a
               directory of their own, each only when its content changed: mkdocs then skips
               the pages and files whose source is older than their output (its dirty mode),
@@ -23,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, InclusionLevel
 
@@ -34,14 +40,32 @@ def digest(value: Any) -> str:
     return hashlib.sha256(pickle.dumps(value, protocol=5)).hexdigest()
 
 
+class TemplateCache(BytecodeCache):
+    """Compiled templates in memory, by Jinja's own key (template name and source checksum:
+    an edited template is compiled again)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
 @dataclass
 class BuildMemo:
     serving: bool = False
     """True under `mkdocs serve` (outputs are kept for the next build)."""
     nonce: str = field(default_factory=lambda: secrets.token_hex(6))
     """Slot tokens of generated pages: the same across rebuilds, so unchanged pages are."""
+    loads: dict[str, Any] = field(default_factory=dict)
+    """`load_catalog`'s memo (filled under `mkdocs serve` only)."""
     outputs: dict[str, Any] = field(default_factory=dict)
     joins: dict[str, Any] = field(default_factory=dict)
+    templates: TemplateCache = field(default_factory=TemplateCache)
     staging: Path | None = None
     written: dict[str, str] = field(default_factory=dict)
     """uri → digest of the content last written under `staging`."""
@@ -81,6 +105,12 @@ class BuildMemo:
         if dest_uri is not None:
             file.dest_uri = dest_uri
         return file
+
+    def changed(self, name: str, content: str) -> bool:
+        """Whether `content` differs from the last one recorded under `name` (records it)."""
+        key = hashlib.sha256(content.encode()).hexdigest()
+        before, self.written[f"<{name}>"] = self.written.get(f"<{name}>"), key
+        return before != key
 
     def close(self) -> None:
         if self.staging is not None:

@@ -1,9 +1,10 @@
-"""The mkdocs hooks of the recipes plugin; each calls one function of `site.py`."""
+"""The mkdocs hooks of the recipes plugin; each calls into `site.py` or `memo.py`."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
@@ -33,6 +34,11 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
             self.memo = BuildMemo()
         self.site = load_site(self.config, config, self.memo)
         return config
+
+    def on_env(self, env: Environment, /, *, config: MkDocsConfig, files: Files) -> Environment:
+        if self.memo is not None and self.memo.serving:
+            env.bytecode_cache = self.memo.templates  # compiled once per `mkdocs serve`
+        return env
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         return self.site.add_files(files, config)

@@ -74,7 +74,7 @@ def load_site(options: RecipesConfig, config: MkDocsConfig, memo: BuildMemo) -> 
     """Validate every recipe (PluginError with `path: field: message` lines on failure)."""
     recipes_dir = _resolve(config, options.recipes_dir)
     try:
-        catalog = load_catalog(recipes_dir)
+        catalog = load_catalog(recipes_dir, memo.loads if memo.serving else None)
         dynamo = load_deployments(recipes_dir)
     except InvalidRecipe as error:
         raise PluginError(f"invalid recipe data in {recipes_dir}:\n{error}") from None
@@ -222,6 +222,7 @@ class RecipesSite:
         self.markdown = SafeMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.browse = ""
+        self.browse_changed = True
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
         self.deployments = deployments or {}
@@ -243,6 +244,12 @@ class RecipesSite:
                     "generates; rename or remove it"
                 )
             files.append(file)
+        if self.memo.staging is not None and self.browse_changed:
+            # The home page's cards are filled in after Markdown (page_content): its source
+            # does not change when they do, so mkdocs' dirty mode must be told.
+            home = files.get_file_from_path("index.md")
+            if home is not None:
+                home.is_modified = lambda: True  # type: ignore[method-assign]
         log.info("generated %d pages and %d other files from %d recipes",
                  len(self.pages), len(generated) - len(self.pages), len(self.catalog.recipes))
         return files
@@ -282,6 +289,10 @@ class RecipesSite:
         done = {key: self.memo.outputs[key] for key in keys if key not in missing}
         done.update(zip(missing, self._run(list(missing.values())), strict=True))
         self.memo.keep(done, joins)
+        for key in missing:  # a changed recipe's variant pages must not reuse its old body
+            for page in done[key].pages:
+                self.memo.bodies.pop(page.uri, None)
+        page_keys: dict[str, str] = {}
         for job, key in zip(jobs, keys, strict=True):
             outputs = done[key]
             hf_id = outputs.hf_id
@@ -301,6 +312,7 @@ class RecipesSite:
             cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
             for page in outputs.pages:
                 self.pages[page.uri] = page
+                page_keys[page.uri] = key
             twins += outputs.twins
         # Markdown twins at /<model_id>.md (a static file, not a page: its source is .txt).
         for twin in twins:
@@ -315,8 +327,13 @@ class RecipesSite:
         ):
             text(uri, content)
         for uri, page in self.pages.items():
-            # Reached from the home page's cards, not from the nav.
-            out.append(self.memo.file(config, uri, page.markdown, InclusionLevel.NOT_IN_NAV))
+            # Reached from the home page's cards, not from the nav. A page's commands are
+            # filled in after Markdown: under `make dev`, its source names its recipe's job
+            # digest, so that mkdocs' dirty mode sees it change when they do.
+            markdown = page.markdown
+            if self.memo.staging is not None:
+                markdown += f"\n<!-- recipe build {page_keys[uri]} -->\n"
+            out.append(self.memo.file(config, uri, markdown, InclusionLevel.NOT_IN_NAV))
         # Published configurations: their JSON and the catalogue page (in the nav).
         for uri, content in self.published.endpoints(list(self.catalog.recipes)):
             text(uri, content)
@@ -324,6 +341,7 @@ class RecipesSite:
         self.pages[catalogue.uri] = catalogue
         text(catalogue.uri, catalogue.markdown)
         self.browse = browse_html(catalog, cards, "")
+        self.browse_changed = self.memo.changed("browse", self.browse)
 
         return out
 

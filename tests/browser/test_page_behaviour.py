@@ -309,3 +309,20 @@ def test_api_example_names_the_address_the_site_is_served_from(warm_tab: WarmTab
     code = page.locator("[data-site-url] code").first
     origin = page.evaluate("location.origin")
     expect(code).to_contain_text(f'SITE="{origin}/"')
+
+
+def test_why_each_line_opens_and_survives_a_reason_and_a_click(warm_tab: WarmTab) -> None:
+    """The "Why each line?" disclosure names the recipe field of a line; showing a disabled
+    pill's reason does not hide it, and it is there again after a pill click repaints."""
+    page = warm_tab.open(V41, "hardware=mi355x&text_only=on")
+    why = page.locator(".rb-widget details.rb-lines").first
+    expect(why).to_be_visible()
+    why.locator("summary").click()
+    line = why.locator("li", has=page.locator("code", has_text="--monokernel")).first
+    expect(line).to_be_visible()
+    expect(line.locator(".rb-lines-path")).to_have_text("hardware_overrides.mi355x.extra_args")
+    pill(page, "encoder_parallel", "on").click(force=True)
+    expect(reason_of(page, "encoder_parallel", "on")).to_be_visible()
+    expect(why).to_be_visible()
+    click_pill(page, "frontend", "python")
+    expect(page.locator(".rb-widget details.rb-lines").first).to_be_visible()
