@@ -60,5 +60,11 @@ def ranked(
 
 
 def most_specific(mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any]) -> T | None:
-    entries = ranked(mapping, hw_id, hw)
-    return entries[-1][2] if entries else None
+    """The value of the most specific key of ``mapping`` that names the hardware (the last
+    one `ranked` lists), in one pass."""
+    best, found = None, None
+    for key, value in mapping.items():
+        rank = specificity(key, hw_id, hw)
+        if rank is not None and (best is None or rank >= best):
+            best, found = rank, value
+    return found

@@ -391,10 +391,18 @@ class _Resolver:
         elif hw_id is not None:
             # The first variant that runs here, preferring one some strategy can serve (a
             # checkpoint too big for a workstation gives way to a smaller one).
-            runs = [v for v in variants if self.variant_reason(v, hw_id) is None]
-            variant_id = next((v for v in runs if any(self.strategy_reason(hw_id, v, s) is None
-                                                      for s in self.strategies)),
-                              runs[0] if runs else None)
+            # (Lazily: the variants after the one picked are not looked at.)
+            first = None
+            for candidate in variants:
+                if self.variant_reason(candidate, hw_id) is not None:
+                    continue
+                first = first or candidate
+                if any(self.strategy_reason(hw_id, candidate, s) is None
+                       for s in self.strategies):
+                    variant_id = candidate
+                    break
+            else:
+                variant_id = first
             if variant_id is None:
                 support = recipe_support(recipe, hw_id, hardware[hw_id])
                 raise SelectionError("hardware", (
