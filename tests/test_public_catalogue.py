@@ -38,7 +38,7 @@ the same files byte for byte.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -174,20 +174,27 @@ def compare(model: str, rendering: dict[str, Any]) -> Comparison:
     if "commands" not in {k[3] for k in out.differences} and list(mine) != list(public):
         differ("-", "commands", list(mine), list(public))
     for role in [r for r in public if r in mine]:
-        ours_command, theirs_command = mine[role], public[role]
-        out.compared.append((role, ours_command))
-        ours_argv, theirs_argv = ours_command["argv"], theirs_command["argv"]
-        if ours_argv[2] != theirs_argv[2]:
-            differ(role, "model", ours_argv[2], theirs_argv[2])
-        a, b = options(ours_argv), options(theirs_argv)
-        for flag in sorted(a.keys() | b.keys()):
-            if not same(a.get(flag), b.get(flag)):
-                differ(role, flag, a.get(flag), b.get(flag))
-        env_a, env_b = ours_command["env"], theirs_command["env"]
-        for name in sorted(env_a.keys() | env_b.keys()):
-            if env_a.get(name) != env_b.get(name):
-                differ(role, f"env {name}", env_a.get(name), env_b.get(name))
+        out.compared.append((role, mine[role]))
+        compare_command(mine[role], public[role],
+                        lambda option, a, b, role=role: differ(role, option, a, b))
     return out
+
+
+def compare_command(ours: dict[str, Any], theirs: dict[str, Any],
+                    differ: Callable[[str, Any, Any], None]) -> None:
+    """One `vllm serve` command against the public's: the served model, every option, every
+    environment variable; `differ(option, ours, theirs)` is called for each difference."""
+    ours_argv, theirs_argv = ours["argv"], theirs["argv"]
+    if ours_argv[2] != theirs_argv[2]:
+        differ("model", ours_argv[2], theirs_argv[2])
+    a, b = options(ours_argv), options(theirs_argv)
+    for flag in sorted(a.keys() | b.keys()):
+        if not same(a.get(flag), b.get(flag)):
+            differ(flag, a.get(flag), b.get(flag))
+    env_a, env_b = ours["env"], theirs["env"]
+    for name in sorted(env_a.keys() | env_b.keys()):
+        if env_a.get(name) != env_b.get(name):
+            differ(f"env {name}", env_a.get(name), env_b.get(name))
 
 
 def renderings() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -212,13 +219,18 @@ def expand(entry: dict[str, Any]) -> Iterator[Key]:
             yield entry["model"], query, command, entry["option"]
 
 
-def listed_differences() -> dict[Key, dict[str, Any]]:
+def index_differences(entries: list[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
+    """A differences file's entries by the keys they hold for."""
     out: dict[Key, dict[str, Any]] = {}
-    for entry in listed()["differences"]:
+    for entry in entries:
         for key in expand(entry):
             assert key not in out, f"differences.yaml lists {key} twice"
             out[key] = entry
     return out
+
+
+def listed_differences() -> dict[Key, dict[str, Any]]:
+    return index_differences(listed()["differences"])
 
 
 SITE_WIDE_SCOPES = ("every command", "every multi-node command")
@@ -301,6 +313,11 @@ def test_every_difference_is_listed_with_its_values(model: str) -> None:
     expected = {k: e for k, e in listed_differences().items() if k[0] == model}
     expected |= {k: e for k, e in site_wide().items() if k[0] == model}
     actual = {k: v for k, v in found().items() if k[0] == model}
+    assert_listed(actual, expected)
+
+
+def assert_listed(actual: dict[Key, tuple[Any, Any]], expected: dict[Key, dict[str, Any]]) -> None:
+    """The differences found are exactly the listed ones, with the listed values."""
     unlisted = sorted(set(actual) - set(expected))
     assert not unlisted, "not in differences.yaml:\n" + "\n".join(
         f"  {k}: ours {actual[k][0]!r}, theirs {actual[k][1]!r}" for k in unlisted)
@@ -365,7 +382,12 @@ def differs_comments(path: str) -> dict[int, tuple[str, bool]]:
 
 
 def test_each_cited_line_is_a_differs_comment_next_to_its_field() -> None:
-    entries = listed()["differences"]
+    assert_cited_comments(listed()["differences"])
+
+
+def assert_cited_comments(entries: list[dict[str, Any]]) -> None:
+    """Each entry's `comment` (file:line) starts a differs comment in the model's recipe, and
+    that comment sits next to the entry's `field`."""
     assert entries
     for entry in entries:
         path, _, line = entry["comment"].rpartition(":")
