@@ -41,6 +41,8 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from .arglist import SHORT_FLAGS
+
 __all__ = [
     "MAX_CHARS",
     "CommandDiff",
@@ -64,28 +66,6 @@ MAX_CHARS = 65_536
 STATUSES = ("changed", "added", "removed", "recipe_changed", "equal")
 SEPARATORS = frozenset({";", "&", "&&", "||", "|", "\n", ";;", "|&"})
 
-# vLLM 0.33's short option strings, by their long form (from `vllm serve --help`).
-ALIASES = {
-    "-ac": "--attention-config",
-    "-asc": "--api-server-count",
-    "-cc": "--compilation-config",
-    "-dcp": "--decode-context-parallel-size",
-    "-dp": "--data-parallel-size",
-    "-dpa": "--data-parallel-address",
-    "-dpb": "--data-parallel-backend",
-    "-dpl": "--data-parallel-size-local",
-    "-dpn": "--data-parallel-rank",
-    "-dpp": "--data-parallel-rpc-port",
-    "-dpr": "--data-parallel-start-rank",
-    "-ep": "--enable-expert-parallel",
-    "-n": "--nnodes",
-    "-pcp": "--prefill-context-parallel-size",
-    "-pp": "--pipeline-parallel-size",
-    "-q": "--quantization",
-    "-r": "--node-rank",
-    "-sc": "--speculative-config",
-    "-tp": "--tensor-parallel-size",
-}
 
 # Option identities (see `option_identity`) that only concern one deployment.
 DEPLOYMENT_FLAGS = frozenset({
@@ -383,7 +363,7 @@ def _docker(words: list[str], env: dict[str, str]) -> ParsedCommand | None:
 def option_identity(flag: str) -> tuple[str, bool]:
     """(identity, polarity) of an option string: `--no-x` → ("--x", False); `--a_b.c` →
     ("--a-b.c", True); `-tp` → ("--tensor-parallel-size", True)."""
-    name = ALIASES.get(flag, flag).split("=", 1)[0]
+    name = SHORT_FLAGS.get(flag, flag).split("=", 1)[0]
     head, dot, tail = name.partition(".")
     head = head.lstrip("-").replace("_", "-")
     on = True
@@ -535,8 +515,8 @@ def _kind(key: str) -> str:
 def _flag_entry(key: str, ours: tuple[str, Any] | None,
                 theirs: tuple[str, Any] | None) -> ValueDiff:
     name = (ours or theirs)[0]  # type: ignore[index]
-    if name in ALIASES:
-        name = ALIASES[name]
+    if name in SHORT_FLAGS:
+        name = SHORT_FLAGS[name]
     a = ours[1] if ours else None
     b = theirs[1] if theirs else None
     keys: list[ValueDiff] = []

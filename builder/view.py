@@ -26,37 +26,29 @@ from .offering import recipe_support
 from .omni_tasks import TASK
 from .selection import choices, parse_query
 from .types import Command, Data, Result
-from .vocabulary import OMNI_KINDS, SELECTION_KEYS, feature_label
+from .vocabulary import (
+    CONNECTORS,
+    FRONTENDS,
+    INSTALL_METHODS,
+    OFF,
+    OFFLOAD_TIERS,
+    OMNI_KINDS,
+    ROLES,
+    SELECTION_KEYS,
+    feature_label,
+)
 
 __all__ = ["page_state", "render_widget"]
 
-ROW_LABELS = {
-    "hardware": "Hardware",
-    "variant": "Variant",
-    "strategy": "Strategy",
-    "nodes": "Nodes",
-    "pd_connector": "KV connector",
-    "kv_offload": "KV offload",
-    "frontend": "Frontend",
-    "install": "Install",
-}
-CONNECTOR_LABELS = {"nixl": "NIXL", "mooncake": "Mooncake"}
-OFFLOAD_LABELS = {"off": "Off", "cpu": "CPU", "fs": "CPU + filesystem"}
-ROLE_LABELS = {
-    "serve": "Serve",
-    "head": "Head node",
-    "worker": "Worker nodes",
-    "prefill": "Prefill",
-    "decode": "Decode",
-    "router": "Router",
-    "master": "Mooncake master",
-    "config": "Store config",
-    "store": "Mooncake store",
-}
+# Labels come from the vocabulary registries (one per vocabulary).
+ROW_LABELS = {key: spec.label for key, spec in SELECTION_KEYS.items()}
+CONNECTOR_LABELS = {cid: connector.label for cid, connector in CONNECTORS.items()}
+OFFLOAD_LABELS = {OFF: "Off", **{tid: tier.label for tid, tier in OFFLOAD_TIERS.items()}}
+ROLE_LABELS = ROLES
 NODE_ROWS = ("multi_node", "kv_store")
 """Deploy types whose node count the user picks (a `nodes` row)."""
-FRONTEND_LABELS = {"rust": "Rust", "python": "Python"}
-INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
+FRONTEND_LABELS = {fid: frontend.label for fid, frontend in FRONTENDS.items()}
+INSTALL_LABELS = INSTALL_METHODS
 FOREIGN_KEYS = ("h", "q")
 """URL keys the theme sets (mkdocs-material: `h` highlights search terms, `q` a search)."""
 FOREIGN_PREFIXES = ("dynamo_",)
