@@ -9,7 +9,7 @@
 //   - copies a step's commands, and shows a disabled pill's reason (Python's text) on tap.
 // Pressed, disabled, the reasons, steps, comparison: all of it is in Python's HTML.
 
-import { askPython, pythonReady } from "./recipe-builder.js";
+import { askPython, copyText, pythonReady } from "./recipe-builder.js";
 
 const PREFIX = "dynamo_";
 const COPIED_MS = 1500;
@@ -29,29 +29,6 @@ function writeURL(explicit) {
   for (const [key, value] of Object.entries(explicit)) params.set(key, value);
   url.search = params.toString();
   if (url.href !== location.href) history.replaceState(history.state, "", url.href);
-}
-
-async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.style.position = "fixed";
-    area.style.opacity = "0";
-    document.body.append(area);
-    area.select();
-    let ok = false;
-    try {
-      ok = document.execCommand("copy");
-    } catch {
-      ok = false;
-    }
-    area.remove();
-    return ok;
-  }
 }
 
 class DynamoMount {

@@ -170,7 +170,7 @@ function withChoice(pairs, key, value) {
 
 // ----------------------------------------------------------------------- clipboard
 
-async function copyText(text) {
+export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
