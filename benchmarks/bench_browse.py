@@ -19,21 +19,16 @@ for a person). Timed inside the page:
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+from benchmarks.bench_page import served_site
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
-ROOT = Path(__file__).resolve().parent.parent
 GOAL_MS = 50.0
 PAUSE_MS = 450
 """Between two applications: longer than browse.js waits before writing the URL."""
@@ -76,24 +71,6 @@ STEPS: list[tuple[str, str]] = [
 ]
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-def serve(directory: Path) -> tuple[ThreadingHTTPServer, str]:
-    handler = functools.partial(_Handler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_port}"
-
-
-def build(site_dir: Path, origin: str) -> None:
-    env = {**os.environ, "SITE_URL": f"{origin}/", "NO_MKDOCS_2_WARNING": "1"}
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d",
-                    str(site_dir)], cwd=ROOT, env=env, check=True)
-
-
 def run_steps(page: Page, rounds: int) -> list[dict[str, float]]:
     for name, value in STEPS[:4]:  # warm up (JIT, first layout of every card)
         page.evaluate(APPLY, [name, value])
@@ -118,23 +95,14 @@ def main() -> int:
     parser.add_argument("--width", type=int, default=1280)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        site_dir = args.site or Path(tmp) / "site"
-        server, origin = serve(site_dir)
-        try:
-            if args.site is None:
-                build(site_dir, origin)
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                                     args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": args.width, "height": 900})
-                page.goto(origin + "/")
-                page.wait_for_function("document.querySelector('.rcp-browse.rcp-js')")
-                cards = page.locator(".rcp-card").count()
-                timings = run_steps(page, args.rounds)
-                browser.close()
-        finally:
-            server.shutdown()
+    with served_site(args.site) as (origin, _), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": args.width, "height": 900})
+        page.goto(origin + "/")
+        page.wait_for_function("document.querySelector('.rcp-browse.rcp-js')")
+        cards = page.locator(".rcp-card").count()
+        timings = run_steps(page, args.rounds)
+        browser.close()
 
     handler = [t["handler"] for t in timings]
     frame = [t["frame"] for t in timings]

@@ -32,6 +32,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -139,6 +141,21 @@ def build(site_dir: Path, origin: str) -> None:
     env = {**os.environ, "SITE_URL": f"{origin}/", "NO_MKDOCS_2_WARNING": "1"}
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d",
                     str(site_dir)], cwd=ROOT, env=env, check=True)
+
+
+@contextmanager
+def served_site(site: Path | None) -> Iterator[tuple[str, Path]]:
+    """(origin, scratch directory): `site` served on localhost, or, when None, a site built
+    for that origin into the scratch directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        site_dir = site or Path(tmp) / "site"
+        server, origin = serve(site_dir)
+        try:
+            if site is None:
+                build(site_dir, origin)
+            yield origin, Path(tmp)
+        finally:
+            server.shutdown()
 
 
 def _context(browser: Browser, origin: str) -> tuple[BrowserContext, list[str]]:
@@ -330,23 +347,14 @@ def main() -> int:
     parser.add_argument("--screenshots", type=Path, help="also save light/dark screenshots here")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        site_dir = args.site or Path(tmp) / "site"
-        server, origin = serve(site_dir)
-        try:
-            if args.site is None:
-                build(site_dir, origin)
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                                     args=CHROMIUM_ARGS)
-                runs = [cold_load(browser, origin) for _ in range(args.runs)]
-                clicked = clicks(browser, origin, args.clicks)
-                slow = {} if args.no_slow else slow_first_visit(browser, origin)
-                sources = long_task_sources(browser, origin, Path(tmp))
-                shots = screenshots(browser, origin, args.screenshots) if args.screenshots else []
-                browser.close()
-        finally:
-            server.shutdown()
+    with served_site(args.site) as (origin, tmp), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        runs = [cold_load(browser, origin) for _ in range(args.runs)]
+        clicked = clicks(browser, origin, args.clicks)
+        slow = {} if args.no_slow else slow_first_visit(browser, origin)
+        sources = long_task_sources(browser, origin, tmp)
+        shots = screenshots(browser, origin, args.screenshots) if args.screenshots else []
+        browser.close()
 
     def median(key: str) -> float:
         return statistics.median(run[key] for run in runs)
