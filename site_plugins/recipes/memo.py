@@ -69,6 +69,8 @@ class BuildMemo:
     staging: Path | None = None
     written: dict[str, str] = field(default_factory=dict)
     """uri → digest of the content last written under `staging`."""
+    recorded: dict[str, str] = field(default_factory=dict)
+    """name → digest of generated content that is filled in after Markdown (`changed`)."""
     bodies: dict[str, tuple[str, Any]] = field(default_factory=dict)
     """A recipe page's rendered body and table of contents, by its uri: its variant pages
     use them (in this build; under `mkdocs serve`, also in later ones)."""
@@ -109,7 +111,7 @@ class BuildMemo:
     def changed(self, name: str, content: str) -> bool:
         """Whether `content` differs from the last one recorded under `name` (records it)."""
         key = hashlib.sha256(content.encode()).hexdigest()
-        before, self.written[f"<{name}>"] = self.written.get(f"<{name}>"), key
+        before, self.recorded[name] = self.recorded.get(name), key
         return before != key
 
     def close(self) -> None:
