@@ -60,12 +60,14 @@ class Builder:
         """Features the recipe's default turns on that this selection turns off without
         being asked to (a variant, strategy or hardware that cannot have them), each with
         why: the note the page and `--json` show after such a switch."""
-        if self._default is None:
-            self._default = self.resolver.run({})
-        default, notes = self._default, []
+        notes: list[Note] = []
         for fid, feature in self.recipe.get("features", {}).items():
-            was = default.get(fid, OFF)
-            if was == OFF or selection.get(fid, OFF) != OFF or fid in explicit:
+            if selection.get(fid, OFF) != OFF or fid in explicit:
+                continue
+            if self._default is None:
+                self._default = self.resolver.run({})
+            was = self._default.get(fid, OFF)
+            if was == OFF:
                 continue
             name = feature_label(fid, feature)
             reason = feature_reason(self.catalog, self.recipe, selection, fid)

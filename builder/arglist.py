@@ -63,9 +63,8 @@ Token = Any
 
 
 def is_flag(token: object) -> bool:
-    return isinstance(token, str) and (
-        token.startswith("--") or (len(token) > 1 and token[0] == "-" and token[1].isalpha())
-    )
+    return isinstance(token, str) and token[:1] == "-" and (
+        token[1:2] == "-" or token[1:2].isalpha())
 
 
 def option_key(flag: str) -> str:
@@ -97,7 +96,7 @@ def split_options(tokens: Iterable[Token]) -> list[tuple[Token, ...]]:
     """Group tokens as options: a flag with the value tokens that follow it."""
     groups: list[list[Token]] = []
     for token in tokens:
-        if is_flag(token) or not groups:
+        if not groups or is_flag(token):
             groups.append([token])
         else:
             groups[-1].append(token)

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "ALL", "ARCH", "BRAND", "EVERY", "EXACT", "GENERATION", "matches", "matching", "most_specific",
-    "ranked", "specificity",
+    "names", "ranked", "specificity",
 ]
 
 T = TypeVar("T")
@@ -38,6 +38,11 @@ def specificity(key: str, hw_id: str, hw: Mapping[str, Any]) -> int | None:
 
 def matches(key: str, hw_id: str, hw: Mapping[str, Any]) -> bool:
     return specificity(key, hw_id, hw) is not None
+
+
+def names(hw_id: str, hw: Mapping[str, Any]) -> frozenset[str]:
+    """Every key that names the hardware (`matches(key, …)` is `key in names(…)`)."""
+    return frozenset((hw_id, "arch:" + hw["compute_arch"], hw["generation"], hw["brand"], ALL))
 
 
 def matching(keys: list[str], hardware: Mapping[str, Mapping[str, Any]]) -> list[str]:

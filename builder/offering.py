@@ -15,12 +15,12 @@ first, then AMD (the public catalogue's rule).
 
 from __future__ import annotations
 
-from .hardware_keys import EXACT, matches, ranked
+from .hardware_keys import most_specific, names
 from .types import Data
 from .vocabulary import PRECISION_HARDWARE
 
-__all__ = ["default_hardware", "label", "precision_keys", "recipe_support", "variant_reason",
-           "variant_runs_on"]
+__all__ = ["default_hardware", "label", "precision_keys", "recipe_support", "variant_hardware",
+           "variant_reason", "variant_runs_on"]
 
 
 def label(variant_id: str, variant: Data) -> str:
@@ -32,12 +32,14 @@ def recipe_support(recipe: Data, hw_id: str, hw: Data) -> str | None:
     Restricted hardware counts as named only by its own id."""
     if hw_id in recipe.get("verified", ()):
         return "verified"
-    entries = ranked(recipe.get("hardware") or {}, hw_id, hw)
+    mapping = recipe.get("hardware") or {}
     if hw.get("restricted"):
-        entries = [entry for entry in entries if entry[0] == EXACT]
-        if not entries:
+        declared = mapping.get(hw_id)
+        if declared is None:
             return None
-    declared = entries[-1][2] if entries else "supported"
+    else:
+        declared = most_specific(mapping, hw_id, hw) if mapping else None
+    declared = declared or "supported"
     return None if declared == "unsupported" else declared
 
 
@@ -60,13 +62,38 @@ def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
         offered = recipe_support(recipe, hw_id, hw) is not None
     if not offered:
         return f"this recipe is not offered on {name}"
-    own = variant.get("hardware")
-    if own is not None and not any(matches(key, hw_id, hw) for key in own):
+    own, keys = _narrowing(variant)
+    refused = _refused_by(own, keys, names(hw_id, hw))
+    if refused == "hardware":
         return f"{label(variant_id, variant)} is not offered on {name}"
-    keys = precision_keys(variant)
-    if keys is not None and not any(matches(key, hw_id, hw) for key in keys):
-        where = ", ".join(_key_name(catalog, key) for key in keys)
+    if refused == "precision":
+        where = ", ".join(_key_name(catalog, key) for key in keys or ())
         return f"{label(variant_id, variant)} ({variant['precision']}) runs on {where} only"
+    return None
+
+
+def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list[str]
+                     ) -> list[str]:
+    """The hardware of `offered` (ids the recipe offers) the variant runs on, in order:
+    those `variant_reason` has no reason for, in one pass."""
+    own, keys = _narrowing(recipe["variants"][variant_id])
+    hardware = catalog["hardware"]
+    return [h for h in offered if _refused_by(own, keys, names(h, hardware[h])) is None]
+
+
+def _narrowing(variant: Data) -> tuple[list[str] | None, list[str] | None]:
+    """The variant's own hardware keys and its precision's (None: not narrowed by it)."""
+    return variant.get("hardware"), precision_keys(variant)
+
+
+def _refused_by(own: list[str] | None, keys: list[str] | None, named: frozenset[str]
+                ) -> str | None:
+    """Which narrowing leaves out hardware with these `names`: "hardware" (the variant's own
+    list), "precision", or None."""
+    if own is not None and named.isdisjoint(own):
+        return "hardware"
+    if keys is not None and named.isdisjoint(keys):
+        return "precision"
     return None
 
 

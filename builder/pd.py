@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .arglist import ArgList
@@ -59,8 +60,22 @@ class PdMerge:
     """The recipe's `pd` settings merged for one hardware, and the key each field came from."""
 
     values: dict[str, Any]
-    where: dict[str, str]
-    """Field (`extra_args`, `prefill.extra_args`, ...) → the `pd` key that set it."""
+    entries: list[tuple[str, Data]]
+    """The `pd` entries naming the hardware, least specific first: (key, entry)."""
+
+    @cached_property
+    def where(self) -> dict[str, str]:
+        """Field (`extra_args`, `prefill.extra_args`, ...) → the `pd` key that set it."""
+        where: dict[str, str] = {}
+        for key, entry in self.entries:
+            for name, value in entry.items():
+                if value is None:
+                    continue
+                if name in POOLS:
+                    where.update({f"{name}.{k}": key for k, v in value.items() if v is not None})
+                else:
+                    where[name] = key
+        return where
 
     def origin(self, ctx: Context, field: str, layer: str) -> Origin:
         return ctx.origin(f"pd.{self.where.get(field, '?')}.{field}", layer)
@@ -77,19 +92,17 @@ class Pool:
 def pd_settings(recipe: Data, hw_id: str, hw: Data) -> PdMerge:
     """The recipe's `pd` settings for this hardware, merged least specific first."""
     merged: dict[str, Any] = {}
-    where: dict[str, str] = {}
-    for _, key, entry in ranked(recipe.get("pd") or {}, hw_id, hw):
+    entries = [(key, entry) for _, key, entry in ranked(recipe.get("pd") or {}, hw_id, hw)]
+    for _, entry in entries:
         for name, value in entry.items():
             if value is None:
                 continue  # absent (a fully-defaulted dump writes None)
             if name in POOLS:
                 pool = {k: v for k, v in value.items() if v is not None}
                 merged[name] = {**merged.get(name, {}), **pool}
-                where.update({f"{name}.{k}": key for k in pool})
             else:
                 merged[name] = value
-                where[name] = key
-    return PdMerge(merged, where)
+    return PdMerge(merged, entries)
 
 
 def connector_choices(recipe: Data, hw_id: str, hw: Data) -> list[str]:

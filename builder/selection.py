@@ -11,14 +11,18 @@ the deploy type (`deploy.py`).
 
 A choice is *unavailable* when adding it to the explicit choices cannot be resolved; the reason
 is the sentence the resolution fails with. `unavailable` finds them in one pass over the
-options: each option is checked from the stage its key enters, on top of the stages before it
-(which it cannot change), and keys whose later stages do not depend on them (nodes, KV
-connector, KV offload, frontend, install) are answered by their own rule alone.
+options, each answered from the stage its key enters, never by resolving from scratch:
+nodes, KV connector, KV offload, frontend and install by their own rule alone (no later stage
+depends on them); a feature by its own rule and its exclusive groups; hardware, variant,
+strategy and task by the *prefix* they lead to (hardware and variant, strategy, task), which
+the resolver keeps per explicit value of those keys, and then only the explicit later keys
+checked on it. `tests/test_unavailable_agrees.py` checks the pass against resolving each
+option on its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .compose import Context
@@ -27,7 +31,13 @@ from .errors import SelectionError
 from .hardware_keys import most_specific
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
-from .offering import default_hardware, label, recipe_support, variant_reason
+from .offering import (
+    default_hardware,
+    label,
+    recipe_support,
+    variant_hardware,
+    variant_reason,
+)
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR, connector_choices
@@ -127,9 +137,11 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
 
 
 def strategy_reason(
-    catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str
+    catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
+    offered: Collection[str] | None = None,
 ) -> str | None:
-    """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can."""
+    """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can.
+    `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
@@ -138,7 +150,7 @@ def strategy_reason(
     if bool(recipe.get("omni")) != omni:
         return (f"{name} is for generation models served by vLLM-Omni" if omni else
                 f"a vLLM-Omni generation model runs as one server on one node, not {name}")
-    if strategy_id not in recipe_strategies(catalog, recipe):
+    if strategy_id not in (recipe_strategies(catalog, recipe) if offered is None else offered):
         return f"this recipe does not offer {name}"
     declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
     if declared == "unsupported":
@@ -300,10 +312,19 @@ def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
 
 
 class _Resolver:
-    """One recipe's resolution, stage by stage (see the module docstring)."""
+    """One recipe's resolution, stage by stage (see the module docstring).
+
+    What does not depend on the query is worked out once per instance and kept: each
+    variant's and strategy's reason per hardware, the hardware each variant runs on, and the
+    *prefix* of a resolution (hardware and variant, strategy, task) per explicit value of
+    those four keys, which is all most options change."""
 
     STAGES = ("hardware", "strategy", TASK, "nodes", PD_CONNECTOR, KV_OFFLOAD, "features",
               "frontend", "install")
+    PREFIX = ("hardware", "variant", "strategy", TASK)
+    """The keys whose stages come first; the later stages depend on them, not the reverse."""
+    LATER = STAGES.index(TASK) + 1
+    """Index of the first stage after the prefix."""
 
     def __init__(self, catalog: Data, recipe: Data) -> None:
         self.catalog = catalog
@@ -311,12 +332,20 @@ class _Resolver:
         self.features: dict[str, Any] = recipe.get("features", {})
         self._strategy_reasons: dict[tuple[str, str, str], str | None] = {}
         self._variant_reasons: dict[tuple[str, str], str | None] = {}
+        self._runs_on: dict[str, list[str]] = {}
+        self._first_strategy: dict[tuple[str, str], str | None] = {}
         self._default_hardware: dict[str, str | None] = {}
         self._task_reasons: dict[tuple[str, str, str], str | None] = {}
+        self._prefixes: dict[tuple[str | None, ...], tuple[dict[str, str], SelectionError | None]
+                             ] = {}
         self.offered = offered_hardware(catalog, recipe)
         self._offered = set(self.offered)
         self.strategies = recipe_strategies(catalog, recipe)
+        self._strategy_set = frozenset(self.strategies)
         self.choices = choices(catalog, recipe, self.offered)
+        self._stage = {key: self.STAGES.index(key) for key in self.STAGES}
+        self._stage["variant"] = 0
+        self._stage.update(dict.fromkeys(self.features, self.STAGES.index("features")))
 
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
         key = (variant_id, hw_id)
@@ -325,44 +354,82 @@ class _Resolver:
                                                         hw_id, hw_id in self._offered)
         return self._variant_reasons[key]
 
+    def runs_on(self, variant_id: str) -> list[str]:
+        """The offered hardware the variant runs on, in catalog order."""
+        if variant_id not in self._runs_on:
+            self._runs_on[variant_id] = variant_hardware(self.catalog, self.recipe, variant_id,
+                                                         self.offered)
+        return self._runs_on[variant_id]
+
     def default_hardware(self, variant_id: str) -> str | None:
         if variant_id not in self._default_hardware:
-            runs = [h for h in self.offered if self.variant_reason(variant_id, h) is None]
             self._default_hardware[variant_id] = default_hardware(
-                self.catalog, self.recipe, variant_id, runs)
+                self.catalog, self.recipe, variant_id, self.runs_on(variant_id))
         return self._default_hardware[variant_id]
 
     def stage_of(self, key: str) -> int:
-        if key == "variant":
-            return 0
-        if key in self.features:
-            return self.STAGES.index("features")
-        return self.STAGES.index(key)
+        return self._stage[key]
 
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
         key = (hw_id, variant_id, sid)
         if key not in self._strategy_reasons:
             self._strategy_reasons[key] = strategy_reason(
-                self.catalog, self.recipe, hw_id, variant_id, sid)
+                self.catalog, self.recipe, hw_id, variant_id, sid, self._strategy_set)
         return self._strategy_reasons[key]
 
-    def run(self, explicit: Mapping[str, str], focus: str | None = None, start: int = 0,
-            sel: dict[str, str] | None = None) -> dict[str, str]:
-        """Stages from `start` on, on top of `sel` (the stages before it, already resolved)."""
-        sel = dict(sel or {})
-        for stage in self.STAGES[start:]:
+    def first_strategy(self, hw_id: str, variant_id: str) -> str | None:
+        """The recipe's most preferred strategy that serves the variant on the hardware."""
+        key = (hw_id, variant_id)
+        if key not in self._first_strategy:
+            self._first_strategy[key] = next(
+                (s for s in self.strategies if self.strategy_reason(hw_id, variant_id, s) is None),
+                None)
+        return self._first_strategy[key]
+
+    def prefix(self, explicit: Mapping[str, str]) -> dict[str, str]:
+        """The hardware, variant, strategy and task `explicit` resolves to (a new dict), or
+        SelectionError. The hardware stage is kept per explicit hardware and variant, the
+        rest per explicit value of all four keys."""
+        get = explicit.get
+        key = (get("hardware"), get("variant"), get("strategy"), get(TASK))
+        found = self._prefixes.get(key)
+        if found is None:
+            found = self._prefixes.get(key[:2])
+            if found is None:
+                found = self._prefixes[key[:2]] = self._stages(explicit, ("hardware",), {})
+            if found[1] is None:
+                found = self._stages(explicit, ("strategy", TASK), dict(found[0]))
+            self._prefixes[key] = found
+        sel, error = found
+        if error is not None:
+            raise SelectionError(error.key, error.reason)
+        return dict(sel)
+
+    def _stages(self, explicit: Mapping[str, str], stages: tuple[str, ...],
+                sel: dict[str, str]) -> tuple[dict[str, str], SelectionError | None]:
+        try:
+            for stage in stages:
+                getattr(self, "_" + stage)(explicit, sel, None)
+        except SelectionError as error:
+            return sel, error
+        return sel, None
+
+    def run(self, explicit: Mapping[str, str], focus: str | None = None) -> dict[str, str]:
+        """The complete selection for `explicit` (already parsed), or SelectionError."""
+        sel = self.prefix(explicit)
+        for stage in self.STAGES[self.LATER:]:
             getattr(self, "_" + stage)(explicit, sel, focus)
         return self._ordered(sel)
 
-    def fails(self, explicit: Mapping[str, str], focus: str, start: int,
-              sel: dict[str, str]) -> str | None:
-        """Why `explicit` cannot be resolved from stage `start` on (None when it can). Only
-        stages up to the last one an explicit key enters can fail (hardware, strategy and a
-        vLLM-Omni task always can), so the rest are not run."""
-        last = max([self.STAGES.index(TASK), *(self.stage_of(key) for key in explicit)])
+    def _later_fails(self, explicit: Mapping[str, str], focus: str, sel: dict[str, str]
+                     ) -> str | None:
+        """Why the stages after the prefix cannot resolve `explicit` on top of `sel` (None
+        when they can). Only stages up to the last one an explicit key enters can fail, so
+        the rest are not run."""
+        last = max(self._stage[key] for key in explicit)
         sel = dict(sel)
         try:
-            for stage in self.STAGES[start:last + 1]:
+            for stage in self.STAGES[self.LATER:last + 1]:
                 getattr(self, "_" + stage)(explicit, sel, focus)
         except SelectionError as error:
             return error.reason
@@ -385,8 +452,7 @@ class _Resolver:
         if hw_id is not None and variant_id is not None:
             problem = self.variant_reason(variant_id, hw_id)
             if problem:
-                runs = [hardware[h]["display_name"] for h in self.offered
-                        if self.variant_reason(variant_id, h) is None]
+                runs = [hardware[h]["display_name"] for h in self.runs_on(variant_id)]
                 raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
         elif hw_id is not None:
             # The first variant that runs here, preferring one some strategy can serve (a
@@ -397,8 +463,7 @@ class _Resolver:
                 if self.variant_reason(candidate, hw_id) is not None:
                     continue
                 first = first or candidate
-                if any(self.strategy_reason(hw_id, candidate, s) is None
-                       for s in self.strategies):
+                if self.first_strategy(hw_id, candidate) is not None:
                     variant_id = candidate
                     break
             else:
@@ -453,10 +518,10 @@ class _Resolver:
                 raise SelectionError("strategy", problem)
             sel["strategy"] = sid
             return
-        for candidate in self.strategies:
-            if self.strategy_reason(hw_id, variant_id, candidate) is None:
-                sel["strategy"] = candidate
-                return
+        first = self.first_strategy(hw_id, variant_id)
+        if first is not None:
+            sel["strategy"] = first
+            return
         hw_name = self.catalog["hardware"][hw_id]["display_name"]
         variant = self.recipe["variants"][variant_id]
         raise SelectionError("hardware", f"no serving strategy of this recipe serves "
@@ -529,16 +594,11 @@ class _Resolver:
                 if mode_problem:
                     raise SelectionError(fid, mode_problem)
                 sel[fid] = value
+        conflict = self._exclusive_conflict(explicit, focus)
+        if conflict is not None:
+            raise conflict
         for group in recipe.get("exclusive_features", []):
             chosen = [f for f in group if explicit.get(f, OFF) != OFF]
-            if len(chosen) > 1:
-                blamed = focus if focus in chosen else chosen[-1]
-                other = next(f for f in chosen if f != blamed)
-                other_label = feature_label(other, features[other])
-                raise SelectionError(
-                    blamed,
-                    f"mutually exclusive with {other} ({other_label}); turn {other} off first",
-                )
             keep = chosen[0] if chosen else next((f for f in group if sel[f] != OFF), None)
             for fid in group:
                 if fid != keep:
@@ -578,32 +638,89 @@ class _Resolver:
 
     def unavailable(self, explicit: Mapping[str, str],
                     selection: Mapping[str, str]) -> dict[str, dict[str, str]]:
+        """For every key, the values that cannot be picked next to `explicit` (resolved to
+        `selection`), each with the reason resolving it would fail with; in one pass over
+        the options, each answered from the stage its key enters (see the module docstring).
+        """
         result: dict[str, dict[str, str]] = {}
         sel = dict(selection)
-        options = self.choices
+        later = any(self._stage[key] >= self.LATER for key in explicit)
         refused = install_refusals(Context(self.catalog, self.recipe, sel))
-        for key, values in options.items():
+        rules = {
+            "nodes": lambda value: nodes_reason(self.catalog, self.recipe, sel, int(value)),
+            PD_CONNECTOR: lambda value: connector_reason(self.catalog, self.recipe, sel, value),
+            KV_OFFLOAD: lambda value: self.offload_reason(sel, value),
+            "frontend": lambda value: frontend_reason(self.catalog, sel, value),
+            "install": refused.get,
+        }
+        for key, values in self.choices.items():
+            current = selection.get(key)
+            rule = rules.get(key)
             for value in values:
-                if value == selection.get(key):
+                if value == current:
                     continue
-                reason = self._option_reason(explicit, sel, refused, key, value)
+                if rule is not None:
+                    reason = rule(value)
+                elif key in self.features:
+                    reason = self._feature_option(explicit, sel, key, value)
+                else:
+                    reason = self._prefix_option(explicit, selection, later, key, value)
                 if reason is not None:
                     result.setdefault(key, {})[value] = reason
         return result
 
-    def _option_reason(self, explicit: Mapping[str, str], sel: dict[str, str],
-                       refused: dict[str, str], key: str, value: str) -> str | None:
-        if key == "nodes":
-            return nodes_reason(self.catalog, self.recipe, sel, int(value))
-        if key == PD_CONNECTOR:
-            return connector_reason(self.catalog, self.recipe, sel, value)
-        if key == KV_OFFLOAD:
-            return self.offload_reason(sel, value)
-        if key == "frontend":
-            return frontend_reason(self.catalog, sel, value)
-        if key == "install":
-            return refused.get(value)
-        return self.fails({**explicit, key: value}, key, self.stage_of(key), sel)
+    def _prefix_option(self, explicit: Mapping[str, str], selection: Mapping[str, str],
+                       later: bool, key: str, value: str) -> str | None:
+        """Hardware, variant, strategy or task: the prefix it leads to, then the explicit
+        later keys on it. A strategy or a task leaves the hardware stage as it is (and a
+        task the strategy), so it is answered by its own rule."""
+        wanted = {**explicit, key: value}
+        if key == "strategy" or key == TASK:
+            sel = {k: selection[k] for k in self.PREFIX if k in selection}
+            sel[key] = value
+            reason = (self.strategy_reason(sel["hardware"], sel["variant"], value)
+                      if key == "strategy" else self.task_reason(sel, value))
+            if reason is not None:
+                return reason
+        else:
+            try:
+                sel = self.prefix(wanted)
+            except SelectionError as error:
+                return error.reason
+        return self._later_fails(wanted, key, sel) if later else None
+
+    def _feature_option(self, explicit: Mapping[str, str], sel: dict[str, str], fid: str,
+                        value: str) -> str | None:
+        """A feature's value: its own rule, its exclusive groups, and (when they are
+        explicit) the frontend and install stages after it, which may depend on features."""
+        wanted = {**explicit, fid: value}
+        if self._stage["frontend"] <= max(self._stage[key] for key in wanted):
+            return self._later_fails(wanted, fid, sel)
+        if value == OFF:
+            return None
+        reason = feature_reason(self.catalog, self.recipe, sel, fid)
+        if reason is None and value != ON:
+            reason = mode_reason(self.catalog, self.recipe, sel, fid, value)
+        if reason is None:
+            conflict = self._exclusive_conflict(wanted, fid)
+            reason = conflict.reason if conflict else None
+        return reason
+
+    def _exclusive_conflict(self, explicit: Mapping[str, str], focus: str | None
+                            ) -> SelectionError | None:
+        """Two explicit features of one `exclusive_features` group both on: the error,
+        blamed on `focus` when it is one of them (that is the pill that gets disabled)."""
+        for group in self.recipe.get("exclusive_features", []):
+            chosen = [f for f in group if explicit.get(f, OFF) != OFF]
+            if len(chosen) > 1:
+                blamed = focus if focus in chosen else chosen[-1]
+                other = next(f for f in chosen if f != blamed)
+                other_label = feature_label(other, self.features[other])
+                return SelectionError(
+                    blamed,
+                    f"mutually exclusive with {other} ({other_label}); turn {other} off first",
+                )
+        return None
 
 
 def resolve(

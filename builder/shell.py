@@ -16,15 +16,16 @@ from .arglist import split_options
 
 __all__ = ["command_text", "env_lines", "format_lines", "quote", "reindent"]
 
-_SAFE = re.compile(r"^[\w@%+=:,./-]+$")
+_BARE = re.compile(r"^(?:[\w@%+=:,./-]+|~/[\w@%+=:,./-]*)$")
+"""A word that goes on the command line as it is: only safe characters, or `~/` and safe
+characters (the shell expands the home directory)."""
 _EXPANDABLE = re.compile(r"^(?:[\w@%+=:,./-]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)+$")
-_HOME = re.compile(r"^~/[\w@%+=:,./-]*$")
 
 INDENT = "  "
 
 
 def quote(token: str) -> str:
-    if _SAFE.match(token) or _HOME.match(token):
+    if _BARE.match(token):
         return token
     if "$" in token and _EXPANDABLE.match(token):
         return f'"{token}"'

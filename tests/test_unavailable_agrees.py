@@ -1,0 +1,66 @@
+"""The unavailable choices are found in one pass over the options (`selection.unavailable`);
+this checks that pass against the definition, option by option, for every recipe: a value is
+unavailable exactly when the explicit choices plus that value cannot be resolved, and its
+reason is the sentence that resolution fails with.
+
+The selections checked per recipe: none, each variant alone, each offered hardware alone,
+the default hardware with each strategy the recipe offers, and the default selection given
+back explicitly (every key set, which exercises the later stages: nodes, connector, offload,
+features, frontend, install), plus each feature turned off and on in it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from builder import SelectionError, build, choices, resolve
+from builder.selection import offered_hardware, recipe_strategies
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
+
+
+def _queries(recipe: dict) -> Iterator[dict[str, str]]:
+    catalog = builder_catalog()
+    yield {}
+    for variant in recipe["variants"]:
+        yield {"variant": variant}
+    for hw_id in offered_hardware(catalog, recipe):
+        yield {"hardware": hw_id}
+    default = resolve(catalog, recipe, {})
+    for sid in recipe_strategies(catalog, recipe):
+        yield {"hardware": default["hardware"], "strategy": sid}
+    yield default
+    for fid in recipe.get("features", {}):
+        for value in ("off", "on"):
+            yield {**default, fid: value}
+
+
+def _by_definition(recipe: dict, explicit: dict[str, str], selection: dict[str, str]
+                   ) -> dict[str, dict[str, str]]:
+    """Every option resolved on its own, from scratch."""
+    catalog = builder_catalog()
+    found: dict[str, dict[str, str]] = {}
+    for key, values in choices(catalog, recipe).items():
+        for value in values:
+            if value == selection.get(key):
+                continue
+            try:
+                resolve(catalog, recipe, {**explicit, key: value}, focus=key)
+            except SelectionError as error:
+                found.setdefault(key, {})[value] = error.reason
+    return found
+
+
+@pytest.mark.parametrize("hf_id", hf_ids())
+def test_unavailable_is_what_resolving_each_option_says(hf_id: str) -> None:
+    catalog, recipe = builder_catalog(), builder_recipe(hf_id)
+    checked = 0
+    for query in _queries(recipe):
+        try:
+            result = build(catalog, recipe, query)
+        except SelectionError:
+            continue
+        expected = _by_definition(recipe, query, result["selection"])
+        assert result["unavailable"] == expected, query
+        checked += 1
+    assert checked > 0
