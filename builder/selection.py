@@ -334,6 +334,10 @@ class _Resolver:
         self._variant_reasons: dict[tuple[str, str], str | None] = {}
         self._runs_on: dict[str, list[str]] = {}
         self._first_strategy: dict[tuple[str, str], str | None] = {}
+        self._feature_reasons: dict[tuple[str, ...], str | None] = {}
+        self._mode_reasons: dict[tuple[str, ...], str | None] = {}
+        self._install_refusals: dict[tuple[str, ...], dict[str, str]] = {}
+        self._later_reasons: dict[tuple[Any, ...], str | None] = {}
         self._default_hardware: dict[str, str | None] = {}
         self._task_reasons: dict[tuple[str, str, str], str | None] = {}
         self._prefixes: dict[tuple[str | None, ...], tuple[dict[str, str], SelectionError | None]
@@ -386,6 +390,30 @@ class _Resolver:
                 None)
         return self._first_strategy[key]
 
+    def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None:
+        """`feature_reason`, kept per hardware, variant, strategy and feature."""
+        key = (sel["hardware"], sel["variant"], sel["strategy"], fid)
+        if key not in self._feature_reasons:
+            self._feature_reasons[key] = feature_reason(self.catalog, self.recipe, sel, fid)
+        return self._feature_reasons[key]
+
+    def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None:
+        """`mode_reason`, kept per hardware, variant, feature and mode."""
+        key = (sel["hardware"], sel["variant"], fid, mode_id)
+        if key not in self._mode_reasons:
+            self._mode_reasons[key] = mode_reason(self.catalog, self.recipe, sel, fid, mode_id)
+        return self._mode_reasons[key]
+
+    def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]:
+        """`install_refusals` for `sel`, kept per what the overrides it reads depend on: the
+        hardware, variant, strategy and features."""
+        key = (sel["hardware"], sel["variant"], sel["strategy"],
+               *(sel.get(fid, OFF) for fid in self.features))
+        if key not in self._install_refusals:
+            self._install_refusals[key] = install_refusals(
+                Context(self.catalog, self.recipe, dict(sel)))
+        return self._install_refusals[key]
+
     def prefix(self, explicit: Mapping[str, str]) -> dict[str, str]:
         """The hardware, variant, strategy and task `explicit` resolves to (a new dict), or
         SelectionError. The hardware stage is kept per explicit hardware and variant, the
@@ -424,16 +452,21 @@ class _Resolver:
     def _later_fails(self, explicit: Mapping[str, str], focus: str, sel: dict[str, str]
                      ) -> str | None:
         """Why the stages after the prefix cannot resolve `explicit` on top of `sel` (None
-        when they can). Only stages up to the last one an explicit key enters can fail, so
-        the rest are not run."""
-        last = max(self._stage[key] for key in explicit)
-        sel = dict(sel)
-        try:
-            for stage in self.STAGES[self.LATER:last + 1]:
-                getattr(self, "_" + stage)(explicit, sel, focus)
-        except SelectionError as error:
-            return error.reason
-        return None
+        when they can), kept per prefix, explicit later keys and focus. Only stages up to the
+        last one an explicit key enters can fail, so the rest are not run."""
+        later = tuple((k, v) for k, v in explicit.items() if self._stage[k] >= self.LATER)
+        key = (tuple(sel.items()), later, focus)
+        if key not in self._later_reasons:
+            last = max(self._stage[k] for k in explicit)
+            reason = None
+            try:
+                sel = dict(sel)
+                for stage in self.STAGES[self.LATER:last + 1]:
+                    getattr(self, "_" + stage)(explicit, sel, focus)
+            except SelectionError as error:
+                reason = error.reason
+            self._later_reasons[key] = reason
+        return self._later_reasons[key]
 
     def _ordered(self, sel: dict[str, str]) -> dict[str, str]:
         keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
@@ -573,11 +606,10 @@ class _Resolver:
             if value == OFF:
                 sel[fid] = OFF
                 continue
-            reason = feature_reason(catalog, recipe, sel, fid)
+            reason = self.feature_reason(sel, fid)
             if value is None:
                 wanted = variant.get("default_modes", {}).get(fid)
-                if reason is None and wanted and not mode_reason(catalog, recipe, sel, fid,
-                                                                 wanted):
+                if reason is None and wanted and not self.mode_reason(sel, fid, wanted):
                     sel[fid] = wanted
                 elif reason is None and not opt_in(recipe, catalog, fid, sel["hardware"]):
                     has_modes = bool(features[fid].get("modes"))
@@ -590,7 +622,7 @@ class _Resolver:
             if value == ON:
                 sel[fid] = self._pick_mode(sel, fid) if features[fid].get("modes") else ON
             else:
-                mode_problem = mode_reason(catalog, recipe, sel, fid, value)
+                mode_problem = self.mode_reason(sel, fid, value)
                 if mode_problem:
                     raise SelectionError(fid, mode_problem)
                 sel[fid] = value
@@ -610,7 +642,7 @@ class _Resolver:
         candidates = [variant.get("default_modes", {}).get(fid), feature.get("default_mode")]
         candidates += list(feature["modes"])
         for mode_id in candidates:
-            if mode_id and mode_reason(self.catalog, self.recipe, sel, fid, mode_id) is None:
+            if mode_id and self.mode_reason(sel, fid, mode_id) is None:
                 return mode_id
         raise AssertionError("feature_reason() guarantees an available mode")
 
@@ -625,7 +657,7 @@ class _Resolver:
     def _install(self, explicit: Mapping[str, str], sel: dict[str, str],
                  focus: str | None) -> None:
         sel["install"] = "pip"
-        refused = install_refusals(Context(self.catalog, self.recipe, sel))
+        refused = self.install_refusals(sel)
         wanted = explicit.get("install")
         if wanted is not None:
             if wanted in refused:
@@ -645,7 +677,7 @@ class _Resolver:
         result: dict[str, dict[str, str]] = {}
         sel = dict(selection)
         later = any(self._stage[key] >= self.LATER for key in explicit)
-        refused = install_refusals(Context(self.catalog, self.recipe, sel))
+        refused = self.install_refusals(sel)
         rules = {
             "nodes": lambda value: nodes_reason(self.catalog, self.recipe, sel, int(value)),
             PD_CONNECTOR: lambda value: connector_reason(self.catalog, self.recipe, sel, value),
@@ -698,9 +730,9 @@ class _Resolver:
             return self._later_fails(wanted, fid, sel)
         if value == OFF:
             return None
-        reason = feature_reason(self.catalog, self.recipe, sel, fid)
+        reason = self.feature_reason(sel, fid)
         if reason is None and value != ON:
-            reason = mode_reason(self.catalog, self.recipe, sel, fid, value)
+            reason = self.mode_reason(sel, fid, value)
         if reason is None:
             conflict = self._exclusive_conflict(wanted, fid)
             reason = conflict.reason if conflict else None

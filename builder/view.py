@@ -16,6 +16,7 @@ Markup rules the page relies on:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -95,6 +96,7 @@ def page_state(catalog: Data, recipe: Data,
     explicit: dict[str, str] = {}
     foreign: dict[str, str] = {}
     dropped: list[str] = []
+    builder = builder or Builder(catalog, recipe)
     for key, value in pairs:
         if is_foreign(key):
             foreign[key] = value
@@ -103,12 +105,11 @@ def page_state(catalog: Data, recipe: Data,
             dropped.append(_dropped(key, value, "given twice"))
             continue
         try:
-            parse_query(catalog, recipe, {key: value})
+            parse_query(catalog, recipe, {key: value}, builder.choices)
         except SelectionError as error:
             dropped.append(_dropped(key, value, error.reason))
             continue
         explicit[key] = value
-    builder = builder or Builder(catalog, recipe)
     while True:
         try:
             result = builder.build(explicit)
@@ -131,6 +132,10 @@ def page_state(catalog: Data, recipe: Data,
         "result": result,
         "html": render_widget(catalog, recipe, result, explicit, notice),
     }
+
+
+_TABINDEX = re.compile(r'tabindex="<(\d+)>"')
+"""The placeholder `_Row.pill` writes for a pill's tab index, settled by `_Row.html`."""
 
 
 class _Row:
@@ -173,9 +178,8 @@ class _Row:
     def html(self, body: str) -> str:
         """The row around `body` (this row's pills, in any wrapping)."""
         stop = self.pressed.index(True) if True in self.pressed else 0
-        for index in range(len(self.pressed)):
-            body = body.replace(f'tabindex="<{index}>"',
-                                f'tabindex="{0 if index == stop else -1}"', 1)
+        body = _TABINDEX.sub(
+            lambda m: f'tabindex="{0 if int(m.group(1)) == stop else -1}"', body)
         whys = f'<div class="rb-whys">{"".join(self.reasons)}</div>' if self.reasons else ""
         return (
             f'<div class="rb-row" role="group" aria-labelledby="rb-row-{self.ident}" '

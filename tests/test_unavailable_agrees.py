@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from builder import SelectionError, build, choices, resolve
+from builder.api import Builder
 from builder.selection import offered_hardware, recipe_strategies
 from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
 
@@ -53,14 +54,21 @@ def _by_definition(recipe: dict, explicit: dict[str, str], selection: dict[str, 
 
 @pytest.mark.parametrize("hf_id", hf_ids())
 def test_unavailable_is_what_resolving_each_option_says(hf_id: str) -> None:
+    """And a `Builder` kept across all these queries (what the page's worker and the site's
+    build keep, with what it has worked out) answers each as a fresh `build` does."""
     catalog, recipe = builder_catalog(), builder_recipe(hf_id)
+    kept = Builder(catalog, recipe)
     checked = 0
     for query in _queries(recipe):
         try:
             result = build(catalog, recipe, query)
-        except SelectionError:
+        except SelectionError as error:
+            with pytest.raises(SelectionError) as again:
+                kept.build(query)
+            assert (again.value.key, again.value.reason) == (error.key, error.reason)
             continue
         expected = _by_definition(recipe, query, result["selection"])
         assert result["unavailable"] == expected, query
+        assert kept.build(query) == result, query
         checked += 1
     assert checked > 0

@@ -1,6 +1,10 @@
-// The recipe builder's Python, off the main thread: a module Web Worker that boots Pyodide
-// once per tab and answers page_state(query) with the HTML Python renders. No command logic
-// lives here: the worker only moves text between the page and builder.view.page_state.
+// The recipe builder's Python, off the main thread: a module worker that boots Pyodide once
+// and answers page_state(query) with the HTML Python renders. No command logic lives here: the
+// worker only moves text between the page and builder.view.page_state.
+//
+// Shared: where the browser has shared workers, every tab of the site talks to one worker (its
+// name carries the builder's version, so a redeployed site gets a new one), so a second tab
+// finds Python running and only loads its recipe. Elsewhere each tab has its own worker.
 //
 // Boot: from the memory snapshot the site ships (assets/builder/snapshot-<hash>.bin, made at
 // build time with every builder module imported), else the ordinary way (Python starts, the
@@ -143,12 +147,21 @@ function watchFetches(pyodideURL) {
       throw new Error(`HTTP ${response.status}`);
     }
     if (released.done) return WebAssembly.compileStreaming(asWasm(response));
-    // Download now, compile once the page has loaded (see "go").
+    // Download now (into the HTTP cache), compile once the page has loaded (see "go"), from
+    // a response the cache answers: the browser keeps the machine code of a module compiled
+    // from a cached response, so the next tab's start compiles nothing. The bytes in hand are
+    // the fallback for a host whose responses cannot be cached.
     const bytes = await response.arrayBuffer();
     await released;
+    try {
+      const again = await original(wasmURL, { credentials: "same-origin" });
+      if (again.ok) return await WebAssembly.compileStreaming(asWasm(again));
+    } catch {
+      // compile the bytes in hand
+    }
     return WebAssembly.compile(bytes);
   })();
-  compiled.catch(() => {});
+  compiled.then(() => phase("wasm compiled"), () => {});
   self.fetch = async (input, init) => {
     const url = String(input instanceof Request ? input.url : input);
     if (url === wasmURL) return new Response(null, { headers: { [EARLY]: "1" } });
@@ -236,15 +249,16 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   const manifest = fetchText(new URL("manifest.json", builderURL).href).then(JSON.parse);
   manifest.catch(() => {});
   const snapshotBytes = loadSnapshot(builderURL, manifest);
-  await released;
-  phase("released");
-  // The ES modules under .js names (assets.py): any host sends those as JavaScript.
+  // The ES modules under .js names (assets.py): any host sends those as JavaScript. Loading
+  // them runs nothing heavy, and not on the page's thread: no need to wait for "go".
   const [{ loadPyodide }, asm] = await Promise.all([
     import(new URL("pyodide.mjs.js", pyodideURL).href),
     import(new URL("pyodide.asm.mjs.js", pyodideURL).href),
   ]);
   const options = { indexURL: pyodideURL, packages: [], createPyodideModule: asm.default };
   phase("imported");
+  await released;
+  phase("released");
   let pyodide = null;
   let snapshot = false;
   const bytes = await snapshotBytes;
@@ -310,16 +324,16 @@ async function dynamoState({ dataURL, query }) {
   return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
 
-self.onmessage = async ({ data }) => {
+async function handle(data, reply) {
   switch (data.type) {
     case "go": {
       release();
       return;
     }
     case "init": {
-      if (booting) return;
-      startBoot(data).catch((error) =>
-        self.postMessage({ type: "failed", error: error.message || String(error) }),
+      // Every tab of a shared worker says "init"; Python starts once, each tab hears if not.
+      (booting || startBoot(data)).catch((error) =>
+        reply({ type: "failed", error: error.message || String(error) }),
       );
       return;
     }
@@ -330,11 +344,11 @@ self.onmessage = async ({ data }) => {
         await pageState({ ...data, query: [] });
         phase("first answer");
         phases.timeOrigin = performance.timeOrigin;
-        self.postMessage({ type: "ready", ms: performance.now() - started, snapshot, phases });
+        reply({ type: "ready", ms: performance.now() - started, snapshot, phases });
       } catch (error) {
         // A failed start is reported once, by "init"; this is a data error.
         if (!(await booting.then(() => false, () => true))) {
-          self.postMessage({ type: "failed", error: error.message || String(error) });
+          reply({ type: "failed", error: error.message || String(error) });
         }
       }
       return;
@@ -343,9 +357,9 @@ self.onmessage = async ({ data }) => {
       const started = performance.now();
       try {
         const state = await pageState(data);
-        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+        reply({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
-        self.postMessage({ type: "error", id: data.id, error: error.message || String(error) });
+        reply({ type: "error", id: data.id, error: error.message || String(error) });
       }
       return;
     }
@@ -361,9 +375,9 @@ self.onmessage = async ({ data }) => {
           bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || {}),
             String(data.text ?? "")),
         );
-        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+        reply({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
-        self.postMessage({ type: "error", id: data.id, error: String(error) });
+        reply({ type: "error", id: data.id, error: String(error) });
       }
       return;
     }
@@ -371,13 +385,23 @@ self.onmessage = async ({ data }) => {
       const started = performance.now();
       try {
         const state = await dynamoState(data);
-        self.postMessage({ type: "result", id: data.id, ...state, ms: performance.now() - started });
+        reply({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
-        self.postMessage({ type: "error", id: data.id, error: String(error) });
+        reply({ type: "error", id: data.id, error: String(error) });
       }
       return;
     }
     default:
-      self.postMessage({ type: "error", id: data.id, error: `unknown message ${data.type}` });
+      reply({ type: "error", id: data.id, error: `unknown message ${data.type}` });
   }
-};
+}
+
+// A shared worker (one Python for every tab of the site) answers each tab on its own port; a
+// dedicated one (browsers without shared workers) answers its page.
+if (typeof SharedWorkerGlobalScope === "function" && self instanceof SharedWorkerGlobalScope) {
+  self.onconnect = ({ ports: [port] }) => {
+    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message));
+  };
+} else {
+  self.onmessage = ({ data }) => handle(data, (message) => self.postMessage(message));
+}

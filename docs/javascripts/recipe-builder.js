@@ -2,7 +2,8 @@
 //
 // Every model page carries the widget prerendered by builder.view inside
 // <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json>. This module
-//   - boots the builder's Python (Pyodide) once per tab in a module Web Worker,
+//   - boots the builder's Python (Pyodide) in a module worker, shared by the site's tabs
+//     where the browser can (builder-worker.js), else once per tab,
 //   - on a pill click asks Python for page_state(selection) and patches the HTML it returns
 //     into the page in place (focus, the live region and the reader's role tab survive),
 //   - keeps the explicit selection in the URL query (one history entry per change, so Back
@@ -57,17 +58,14 @@ function startPython() {
     python.worker = early;
   } else {
     try {
-      python.worker = new Worker(new URL("builder-worker.js", import.meta.url), {
-        type: "module",
-        name: "recipe-builder",
-      });
+      python.worker = openWorker();
     } catch (error) {
       fail(`this browser cannot start the builder's worker (${error.message})`);
       return null;
     }
   }
   python.worker.onmessage = ({ data }) => {
-    if (data.type === "ready") python.phases = data.phases; // read by benchmarks
+    if (data.type === "ready") python.phases = data.phases; // read by benchmarks and tests
     if (data.type === "ready" || data.type === "result") markReady();
     if (data.type === "failed") {
       fail(data.error);
@@ -79,13 +77,13 @@ function startPython() {
     if (data.type === "result") call.resolve(data);
     else call.reject(new Error(data.error));
   };
-  python.worker.onerror = (event) => {
+  python.worker.rbWorker.onerror = (event) => {
     event.preventDefault?.();
     fail(`${event.message || "the worker script did not load"} (javascripts/builder-worker.js)`);
   };
   if (early) {
     for (const event of early.rbEarly.splice(0)) {
-      if (event.type === "error") python.worker.onerror(event);
+      if (event.type === "error") python.worker.rbWorker.onerror(event);
       else python.worker.onmessage(event);
     }
     // It has been downloading; it compiles once the page has loaded (or is asked something).
@@ -96,6 +94,24 @@ function startPython() {
     python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
   }
   return python.worker;
+}
+
+// The worker's port (a shared worker's, or a dedicated worker itself), with the worker as
+// `rbWorker`; the same as the model pages' <head> opens (overrides/main.html).
+function openWorker() {
+  const url = new URL("builder-worker.js", import.meta.url);
+  const version = document.querySelector('meta[name="rb-worker"]')?.content;
+  const options = { type: "module", name: version || "recipe-builder" };
+  let worker = null;
+  try {
+    if (typeof SharedWorker === "function") worker = new SharedWorker(url, options);
+  } catch {
+    worker = null;
+  }
+  worker = worker || new Worker(url, options);
+  const port = worker.port || worker;
+  port.rbWorker = worker;
+  return port;
 }
 
 function markReady() {

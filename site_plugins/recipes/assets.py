@@ -38,12 +38,15 @@ import brotli
 
 __all__ = [
     "PYODIDE_FILES",
+    "WORKER_SCRIPT",
+    "WORKER_VERSION",
     "MissingAsset",
     "builder_files",
     "compressed",
     "pyodide_files",
     "site_assets",
     "snapshot",
+    "worker_version",
 ]
 
 PYODIDE_FILES = (
@@ -95,6 +98,20 @@ def _builder_digest(modules: list[Path]) -> str:
     for module in modules:
         digest.update(f"builder/{module.name}".encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+WORKER_SCRIPT = "javascripts/builder-worker.js"
+"""The builder's worker, under docs/."""
+WORKER_VERSION = "rb_worker_version"
+"""The key of `config.extra` the templates read the worker's version from."""
+
+
+def worker_version(builder_dir: Path, worker_script: Path) -> str:
+    """A short hash of the builder's modules and its worker script: tabs share a running
+    worker only when both are the same (the shared worker's name carries it)."""
+    digest = hashlib.sha256(_builder_digest(_modules(builder_dir)).encode())
+    digest.update(worker_script.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def builder_files(builder_dir: Path, snapshot_name: str = "") -> tuple[dict[str, Path], str]:

@@ -34,7 +34,7 @@ from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
 from ._safe_markdown import SafeMarkdown
-from .assets import MissingAsset, site_assets
+from .assets import WORKER_SCRIPT, WORKER_VERSION, MissingAsset, site_assets, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
@@ -225,6 +225,9 @@ class RecipesSite:
         self.browse_changed = True
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
+        # The page's templates name the builder's shared worker with it (overrides/main.html).
+        config.extra[WORKER_VERSION] = worker_version(
+            self.builder_dir, Path(config.docs_dir) / WORKER_SCRIPT)
         self.deployments = deployments or {}
         """NVIDIA Dynamo deployment targets by hf_id (`vllm_recipes.deployments`)."""
 
