@@ -10,7 +10,6 @@ text becomes a one-line error in the HTML. When the selection renders several en
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 from typing import TypedDict
 
 from .api import build
@@ -23,6 +22,7 @@ from .command_diff import (
     parse_command,
 )
 from .diff_view import diff_html, error_html
+from .html_text import escape
 from .types import Data, Result
 from .view import page_state
 

@@ -6,9 +6,8 @@ under Pyodide for the "Compare your command" box; every string is escaped here.
 
 from __future__ import annotations
 
-from html import escape
-
 from .command_diff import CommandDiff, ValueDiff, summarize
+from .html_text import escape
 
 __all__ = ["diff_html", "error_html"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from html import escape
 
 from . import dynamo
 from .errors import SelectionError
+from .html_text import escape
 from .types import Data
 
 __all__ = ["URL_PREFIX", "page_state", "render_widget", "url_key"]
@@ -81,7 +81,7 @@ def page_state(data: Data, query: Mapping[str, str]) -> dict[str, object]:
 
 
 def e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(str(value))
 
 
 def inline(text: str) -> str:

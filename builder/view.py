@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 from .api import Builder
 from .errors import SelectionError
+from .html_text import escape
 from .offering import recipe_support
 from .omni_tasks import TASK
 from .selection import choices, parse_query
@@ -198,12 +198,13 @@ def _simple_row(key: str, result: Result, pills: list[tuple[str, str, str]]) -> 
 
 def _hardware_row(catalog: Data, recipe: Data, result: Result) -> str:
     row = _Row("hardware", ROW_LABELS["hardware"], result)
+    offered = [(hw_id, hw, support) for hw_id, hw in catalog["hardware"].items()
+               if (support := recipe_support(recipe, hw_id, hw)) is not None]
     groups = []
     for brand_id, brand in catalog["brands"].items():
         pills = []
-        for hw_id, hw in catalog["hardware"].items():
-            support = recipe_support(recipe, hw_id, hw)
-            if hw["brand"] != brand_id or support is None:
+        for hw_id, hw, support in offered:
+            if hw["brand"] != brand_id:
                 continue
             mark = ""
             if support == "verified":

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import html
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from builder.html_text import escape
 from builder.view import page_state
 from tests.htmltree import parse
 from tests.recipes_data import builder_catalog, builder_recipe
@@ -34,3 +40,8 @@ def test_the_install_shows_the_recipes_extra_steps() -> None:
     install = parse(str(state["html"])).find("div", "rb-install")
     steps = install.find("ol", "rb-steps").find_all("li")
     assert any("vllm-omni" in step.find("code").text for step in steps)
+
+
+@given(st.text(alphabet=st.sampled_from("&<>\"'a; é\u00a0#x27") | st.characters()))
+def test_escape_is_the_standard_librarys(text: str) -> None:
+    assert escape(text) == html.escape(text)

@@ -52,10 +52,6 @@ def load(url, text, recipe):
     gc.freeze()
 
 
-def loaded(url):
-    return url in _data
-
-
 _builders = {}
 
 
@@ -147,18 +143,9 @@ function watchFetches(pyodideURL) {
       throw new Error(`HTTP ${response.status}`);
     }
     if (released.done) return WebAssembly.compileStreaming(asWasm(response));
-    // Download now (into the HTTP cache), compile once the page has loaded (see "go"), from
-    // a response the cache answers: the browser keeps the machine code of a module compiled
-    // from a cached response, so the next tab's start compiles nothing. The bytes in hand are
-    // the fallback for a host whose responses cannot be cached.
+    // Download now, compile once the page has loaded (see "go").
     const bytes = await response.arrayBuffer();
     await released;
-    try {
-      const again = await original(wasmURL, { credentials: "same-origin" });
-      if (again.ok) return await WebAssembly.compileStreaming(asWasm(again));
-    } catch {
-      // compile the bytes in hand
-    }
     return WebAssembly.compile(bytes);
   })();
   compiled.then(() => phase("wasm compiled"), () => {});
@@ -283,7 +270,6 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   // Take the functions once, for the tab (each attribute access makes a new proxy).
   const bridge = {
     load: scope.get("load"),
-    loaded: scope.get("loaded"),
     call: scope.get("call"),
     compare: scope.get("compare"),
     loadDeployments: scope.get("load_deployments"),
@@ -300,10 +286,15 @@ function startBoot(data) {
   return booting;
 }
 
+const loaded = new Set(); // URLs whose data Python holds (asked here, not of Python, per click)
+
 async function ensureData(bridge, url, recipe) {
-  if (bridge.loaded(url)) return;
+  if (loaded.has(url)) return;
   const raw = await text(url);
-  if (!bridge.loaded(url)) bridge.load(url, raw, recipe);
+  if (!loaded.has(url)) {
+    bridge.load(url, raw, recipe);
+    loaded.add(url);
+  }
 }
 
 async function pageState({ catalogURL, recipeURL, query }) {
@@ -317,9 +308,12 @@ async function pageState({ catalogURL, recipeURL, query }) {
 
 async function dynamoState({ dataURL, query }) {
   const { bridge } = await booting;
-  if (!bridge.loaded(dataURL)) {
+  if (!loaded.has(dataURL)) {
     const raw = await text(dataURL);
-    if (!bridge.loaded(dataURL)) bridge.loadDeployments(dataURL, raw);
+    if (!loaded.has(dataURL)) {
+      bridge.loadDeployments(dataURL, raw);
+      loaded.add(dataURL);
+    }
   }
   return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
