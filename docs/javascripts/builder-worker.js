@@ -60,12 +60,18 @@ def call(catalog_url, recipe_url, pairs_json):
     key = (catalog_url, recipe_url)
     if key not in _builders:  # one per recipe: its query-independent work is done once
         _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
-    state = page_state(_data[catalog_url], _data[recipe_url], query, _builders[key])
+    builder = _builders[key]
+    state = page_state(_data[catalog_url], _data[recipe_url], query, builder)
+    # The choices a click can make from here (what the worker works out ahead of the clicks).
+    selection, unavailable = state["result"]["selection"], state["result"]["unavailable"]
+    after = [[k, v] for k, values in builder.choices.items() for v in values
+             if v != selection.get(k) and v not in unavailable.get(k, {})]
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
         "notice": state["notice"],
         "foreign": state.get("foreign", {}),
+        "after": after,
     })
 
 
@@ -297,13 +303,52 @@ async function ensureData(bridge, url, recipe) {
   }
 }
 
+// Python's answers, kept: a query asked before is answered from here, and after each answer
+// the worker asks Python, while the reader looks at it, what each available pill would show
+// (one at a time, giving way to any new question), so the next click is usually answered at
+// once. The most recently used ANSWERS_KEPT are kept.
+const ANSWERS_KEPT = 256;
+const answers = new Map(); // JSON [catalogURL, recipeURL, pairs] -> Python's JSON text
+let asked = 0; // counts page_state questions: a look-ahead stops when another comes
+
+function answer(bridge, catalogURL, recipeURL, pairs) {
+  const key = JSON.stringify([catalogURL, recipeURL, pairs]);
+  let text = answers.get(key);
+  if (text === undefined) text = bridge.call(catalogURL, recipeURL, JSON.stringify(pairs));
+  answers.delete(key);
+  answers.set(key, text);
+  if (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value);
+  return text;
+}
+
+// The query a click on pill (key, value) sends from this state: the page's withChoice
+// (recipe-builder.js) on the explicit choices Python honoured.
+function clicked(explicit, key, value) {
+  return [...Object.entries(explicit).filter(([k]) => k !== key), [key, value]];
+}
+
+async function lookAhead(bridge, catalogURL, recipeURL, state, question) {
+  for (const [key, value] of state.after) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (question !== asked) return;
+    const pairs = clicked(state.explicit, key, value);
+    if (!answers.has(JSON.stringify([catalogURL, recipeURL, pairs]))) {
+      answer(bridge, catalogURL, recipeURL, pairs);
+    }
+  }
+}
+
 async function pageState({ catalogURL, recipeURL, query }) {
+  const question = ++asked;
   // The data downloads while Python starts.
   text(catalogURL).catch(() => {});
   text(recipeURL).catch(() => {});
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
-  return JSON.parse(bridge.call(catalogURL, recipeURL, JSON.stringify(query || [])));
+  const state = JSON.parse(answer(bridge, catalogURL, recipeURL, query || []));
+  lookAhead(bridge, catalogURL, recipeURL, state, question);
+  delete state.after;
+  return state;
 }
 
 async function dynamoState({ dataURL, query }) {
