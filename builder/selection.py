@@ -345,6 +345,8 @@ class _Resolver:
         self.offered = offered_hardware(catalog, recipe)
         self._offered = set(self.offered)
         self.strategies = recipe_strategies(catalog, recipe)
+        self.tasks = task_ids(recipe)
+        """A vLLM-Omni recipe's tasks, in order (none for the others)."""
         self._strategy_set = frozenset(self.strategies)
         self.choices = choices(catalog, recipe, self.offered)
         self._stage = {key: self.STAGES.index(key) for key in self.STAGES}
@@ -424,23 +426,27 @@ class _Resolver:
         if found is None:
             found = self._prefixes.get(key[:2])
             if found is None:
-                found = self._prefixes[key[:2]] = self._stages(explicit, ("hardware",), {})
+                sel: dict[str, str] = {}
+                try:
+                    self._hardware(explicit, sel, None)
+                    found = (sel, None)
+                except SelectionError as error:
+                    found = (sel, error)
+                self._prefixes[key[:2]] = found
             if found[1] is None:
-                found = self._stages(explicit, ("strategy", TASK), dict(found[0]))
+                sel = dict(found[0])
+                try:
+                    self._strategy(explicit, sel, None)
+                    if self.tasks:
+                        self._task(explicit, sel, None)
+                    found = (sel, None)
+                except SelectionError as error:
+                    found = (sel, error)
             self._prefixes[key] = found
         sel, error = found
         if error is not None:
             raise SelectionError(error.key, error.reason)
         return dict(sel)
-
-    def _stages(self, explicit: Mapping[str, str], stages: tuple[str, ...],
-                sel: dict[str, str]) -> tuple[dict[str, str], SelectionError | None]:
-        try:
-            for stage in stages:
-                getattr(self, "_" + stage)(explicit, sel, None)
-        except SelectionError as error:
-            return sel, error
-        return sel, None
 
     def run(self, explicit: Mapping[str, str], focus: str | None = None) -> dict[str, str]:
         """The complete selection for `explicit` (already parsed), or SelectionError."""
@@ -518,7 +524,7 @@ class _Resolver:
     def _task(self, explicit: Mapping[str, str], sel: dict[str, str],
               focus: str | None) -> None:
         """A vLLM-Omni recipe's task: the one asked for, else the first that fits here."""
-        tasks = task_ids(self.recipe)
+        tasks = self.tasks
         if not tasks:
             return
         wanted = explicit.get(TASK)
