@@ -56,6 +56,25 @@ def test_precompressed_copies_match_their_originals(built_site: BuiltSite) -> No
 
 
 @pytest.mark.site
+def test_no_stylesheet_restyles_the_page_on_a_palette_switch(built_site: BuiltSite) -> None:
+    """The theme's rule reading data-md-color-switching is dropped (theme_css.py); the rest
+    of its palette stylesheet is shipped as it is."""
+    from material import templates
+
+    css = sorted((built_site.root / "assets" / "stylesheets").glob("*.css"))
+    assert css
+    for path in css:
+        assert "data-md-color-switching" not in path.read_text(), path.name
+    palette = next(p for p in css if p.name.startswith("palette."))
+    theme = Path(templates.__file__).parent / "assets" / "stylesheets" / palette.name
+    original = theme.read_text()
+    assert "data-md-color-switching" in original
+    rule = ("[data-md-color-switching] *,[data-md-color-switching] :after,"
+            "[data-md-color-switching] :before{transition-duration:0s!important}")
+    assert palette.read_text() == original.replace(rule, "")
+
+
+@pytest.mark.site
 def test_serve_json_keeps_index_html_links(built_site: BuiltSite) -> None:
     config = json.loads((built_site.root / "serve.json").read_text())
     assert config["cleanUrls"] == ["!**/index.html"]

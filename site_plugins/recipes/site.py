@@ -49,6 +49,7 @@ from .pages import (
     selection_keys_html,
 )
 from .renderings import render_recipe
+from .theme_css import drop_switching_rule
 
 __all__ = ["RecipesSite", "load_site"]
 
@@ -404,8 +405,10 @@ class RecipesSite:
         return html
 
     def post_build(self, config: MkDocsConfig) -> None:
-        """The Markdown twins and llms files join mkdocs' sitemap."""
+        """The Markdown twins and llms files join mkdocs' sitemap; the theme's palette rule
+        that restyles every page twice per load is dropped (`theme_css.py`)."""
         machine.extend_sitemap(Path(config.site_dir), self.twin_urls)
+        drop_switching_rule(Path(config.site_dir))
 
     def post_page(self, output: str, page: Page) -> str:
         """A generated page's slots filled in the finished HTML (after search indexing)."""
