@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request
 
+from site_plugins.serve import DISCONNECTS
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.widget import WarmTab
 
@@ -45,6 +46,16 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A browser that goes away mid-download (a tab or context closed while the builder's
+    worker fetches Pyodide) is not an error: no traceback for it (as `make serve`)."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], DISCONNECTS):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -77,7 +88,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     site_dir = tmp_path_factory.mktemp("browser") / "site"
     site_dir.mkdir()
     handler = functools.partial(_Handler, directory=str(site_dir))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     origin = f"http://127.0.0.1:{server.server_port}"
