@@ -46,7 +46,7 @@ def load(url, text, recipe):
     if recipe:
         data = {k: v for k, v in data.items() if k not in _PAGE_ONLY}
     _data[url] = data
-    # Everything so far (interpreter, modules, the data) lives as long as the tab: keep the
+    # Everything so far (interpreter, modules, the data) lives as long as the worker: keep the
     # collector from walking it again on every full collection during clicks.
     gc.collect()
     gc.freeze()

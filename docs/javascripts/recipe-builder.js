@@ -17,7 +17,7 @@
 // from Python. The builder's data comes from the recipe document and the builder catalog only;
 // every selection is computed by Python in the worker, so a click makes no network request.
 // mkdocs-material's instant navigation swaps pages without reloading: pages are wired
-// through document$, the worker (and Python in it) lives as long as the tab.
+// through document$, the worker (and Python in it) lives as long as a tab of the site.
 
 const SITE = new URL("../", import.meta.url);
 const PYODIDE_URL = new URL("assets/pyodide/", SITE).href;
