@@ -36,6 +36,8 @@ from pathlib import Path
 
 import brotli
 
+import vllm_recipes
+
 __all__ = [
     "PYODIDE_FILES",
     "WORKER_SCRIPT",
@@ -46,6 +48,7 @@ __all__ = [
     "pyodide_files",
     "site_assets",
     "snapshot",
+    "worker_sources",
     "worker_version",
 ]
 
@@ -106,11 +109,27 @@ WORKER_VERSION = "rb_worker_version"
 """The key of `config.extra` the templates read the worker's version from."""
 
 
-def worker_version(builder_dir: Path, worker_script: Path) -> str:
-    """A short hash of the builder's modules and its worker script: tabs share a running
-    worker only when both are the same (the shared worker's name carries it)."""
-    digest = hashlib.sha256(_builder_digest(_modules(builder_dir)).encode())
-    digest.update(worker_script.read_bytes())
+def worker_sources(builder_dir: Path, docs_dir: Path, recipes_dir: Path) -> list[Path]:
+    """What the builder's worker runs or reads, for `worker_version`: the builder, the worker
+    script, the recipe tree, and the code that publishes the tree's JSON."""
+    return [builder_dir, docs_dir / WORKER_SCRIPT, recipes_dir,
+            Path(vllm_recipes.__file__).parent, Path(__file__).parent]
+
+
+def worker_version(*sources: Path) -> str:
+    """A short hash of everything the builder's worker runs or reads: tabs share a running
+    worker only when all of it is the same (the shared worker's name carries it). `sources`:
+    files, and directories whose files all count (the builder, the worker script, the recipe
+    tree and the code that publishes its JSON)."""
+    digest = hashlib.sha256()
+    for source in sources:
+        files = sorted(p for p in source.rglob("*") if p.is_file()) if source.is_dir() else [
+            source]
+        for path in files:
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(source.parent)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
 
 

@@ -34,7 +34,7 @@ from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
 from ._safe_markdown import SafeMarkdown
-from .assets import WORKER_SCRIPT, WORKER_VERSION, MissingAsset, site_assets, worker_version
+from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
@@ -226,9 +226,12 @@ class RecipesSite:
         self.browse_changed = True
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
         self.builder_dir = _resolve(config, options.builder_dir)
-        # The page's templates name the builder's shared worker with it (overrides/main.html).
-        config.extra[WORKER_VERSION] = worker_version(
-            self.builder_dir, Path(config.docs_dir) / WORKER_SCRIPT)
+        # The page's templates name the builder's shared worker with it (overrides/main.html):
+        # a tab of a redeployed site never talks to a worker holding older code or data. (A
+        # `make dev` rebuild re-renders only what changed: an unchanged page keeps the name it
+        # was rendered with until the server restarts.)
+        config.extra[WORKER_VERSION] = worker_version(*worker_sources(
+            self.builder_dir, Path(config.docs_dir), catalog.root))
         self.deployments = deployments or {}
         """NVIDIA Dynamo deployment targets by hf_id (`vllm_recipes.deployments`)."""
 

@@ -1,8 +1,9 @@
 """The builder's shared worker, as browsers with shared workers run it: every tab of the site
 talks to one Python. A second tab finds it running (the worker that answers started when the
 first tab's did) and gets its own recipe's commands; both tabs keep being answered; a tab
-opened after every other has closed starts a worker of its own. The worker is named after the
-builder's version, so tabs of a redeployed site do not share a worker made from older code.
+opened after every other has closed starts a worker of its own. The worker is named after a
+hash of what it runs and reads (the builder, its script, the recipes, the code publishing their
+JSON), so tabs of a redeployed site do not share a worker holding older code or data.
 
 These pages run in contexts of their own: the session's context hides shared workers (see
 `conftest.site_context`)."""
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
-from site_plugins.recipes.assets import WORKER_SCRIPT, worker_version
+from site_plugins.recipes.assets import worker_sources, worker_version
 from tests.browser.conftest import Site
 from tests.browser.widget import (
     click_pill,
@@ -72,7 +73,7 @@ def test_a_tab_after_the_others_closed_starts_its_own(shared_context: BrowserCon
 
 
 def test_the_worker_is_named_after_the_builders_version(site: Site) -> None:
-    version = worker_version(ROOT / "builder", ROOT / "docs" / WORKER_SCRIPT)
+    version = worker_version(*worker_sources(ROOT / "builder", ROOT / "docs", ROOT / "recipes"))
     for page in (f"{V4}/index.html", "index.html", "configurations/index.html"):
         html = (site.root / page).read_text()
         assert f'<meta name="rb-worker" content="recipe-builder-{version}">' in html, page
