@@ -373,9 +373,6 @@ class _Resolver:
                 self.catalog, self.recipe, variant_id, self.runs_on(variant_id))
         return self._default_hardware[variant_id]
 
-    def stage_of(self, key: str) -> int:
-        return self._stage[key]
-
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
         key = (hw_id, variant_id, sid)
         if key not in self._strategy_reasons:

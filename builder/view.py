@@ -39,7 +39,7 @@ from .vocabulary import (
     feature_label,
 )
 
-__all__ = ["page_state", "render_widget"]
+__all__ = ["clicks", "page_state", "render_widget"]
 
 # Labels come from the vocabulary registries (one per vocabulary).
 ROW_LABELS = {key: spec.label for key, spec in SELECTION_KEYS.items()}
@@ -132,6 +132,15 @@ def page_state(catalog: Data, recipe: Data,
         "result": result,
         "html": render_widget(catalog, recipe, result, explicit, notice),
     }
+
+
+def clicks(builder: Builder, result: Result) -> list[list[str]]:
+    """The choices a click can make next to `result`, as [key, value]: every value of every
+    key that is neither the current one nor unavailable (what the page's worker works out
+    ahead of the reader's clicks)."""
+    selection, unavailable = result["selection"], result["unavailable"]
+    return [[key, value] for key, values in builder.choices.items() for value in values
+            if value != selection.get(key) and value not in unavailable.get(key, {})]
 
 
 _TABINDEX = re.compile(r'tabindex="<(\d+)>"')

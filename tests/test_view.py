@@ -7,10 +7,12 @@ import html
 from hypothesis import given
 from hypothesis import strategies as st
 
+from builder import SelectionError, build
+from builder.api import Builder
 from builder.html_text import escape
-from builder.view import page_state
+from builder.view import clicks, page_state
 from tests.htmltree import parse
-from tests.recipes_data import builder_catalog, builder_recipe
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
 
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
 
@@ -45,3 +47,24 @@ def test_the_install_shows_the_recipes_extra_steps() -> None:
 @given(st.text(alphabet=st.sampled_from("&<>\"'a; é\u00a0#x27") | st.characters()))
 def test_escape_is_the_standard_librarys(text: str) -> None:
     assert escape(text) == html.escape(text)
+
+
+def test_clicks_are_the_choices_that_build() -> None:
+    """Every click `clicks` lists builds; every other value but the current one is refused."""
+    catalog = builder_catalog()
+    for hf_id in hf_ids():
+        recipe = builder_recipe(hf_id)
+        builder = Builder(catalog, recipe)
+        result = builder.build({})
+        listed = {(key, value) for key, value in clicks(builder, result)}
+        for key, values in builder.choices.items():
+            for value in values:
+                if value == result["selection"].get(key):
+                    assert (key, value) not in listed
+                    continue
+                try:
+                    build(catalog, recipe, {key: value})
+                    builds = True
+                except SelectionError:
+                    builds = False
+                assert ((key, value) in listed) == builds, (hf_id, key, value)

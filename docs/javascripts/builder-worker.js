@@ -35,7 +35,7 @@ const BRIDGE = `
 import gc
 import json
 from builder.api import Builder
-from builder.view import page_state
+from builder.view import clicks, page_state
 
 _PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html"}
 _data = {}
@@ -62,16 +62,12 @@ def call(catalog_url, recipe_url, pairs_json):
         _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
     builder = _builders[key]
     state = page_state(_data[catalog_url], _data[recipe_url], query, builder)
-    # The choices a click can make from here (what the worker works out ahead of the clicks).
-    selection, unavailable = state["result"]["selection"], state["result"]["unavailable"]
-    after = [[k, v] for k, values in builder.choices.items() for v in values
-             if v != selection.get(k) and v not in unavailable.get(k, {})]
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
         "notice": state["notice"],
         "foreign": state.get("foreign", {}),
-        "after": after,
+        "after": clicks(builder, state["result"]),  # what the worker works out ahead
     })
 
 
