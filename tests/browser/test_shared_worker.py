@@ -1,7 +1,7 @@
 """The builder's shared worker, as browsers with shared workers run it: every tab of the site
 talks to one Python. A second tab finds it running (the worker that answers started when the
 first tab's did) and gets its own recipe's commands; both tabs keep being answered; a tab
-opened after every other has closed starts a worker of its own. The worker is named after a
+opened after every other has closed is answered too. The worker is named after a
 hash of what it runs and reads (the builder, its script, the recipes, the code publishing their
 JSON), so tabs of a redeployed site do not share a worker holding older code or data.
 
@@ -62,12 +62,12 @@ def test_a_second_tab_is_answered_by_the_running_worker(shared_context: BrowserC
     assert shown_copy_text(first) == expected_text(V4, {"install": "docker"})
 
 
-def test_a_tab_after_the_others_closed_starts_its_own(shared_context: BrowserContext) -> None:
+def test_a_tab_after_the_others_closed_is_answered(shared_context: BrowserContext) -> None:
+    # The browser ends a shared worker when its last tab closes, in its own time: the next tab
+    # may find it still running or start a new one. Either way it gets its commands.
     first = _open(shared_context, KIMI)
-    started = _worker_started(first)
     first.close()
     again = _open(shared_context, KIMI)
-    assert _worker_started(again) > started
     click_pill(again, "install", "docker")
     assert shown_copy_text(again) == expected_text(KIMI, {"install": "docker"})
 
