@@ -83,7 +83,9 @@ def option_key(flag: str) -> str:
 
 def json_text(value: Token) -> str:
     """A token as it goes on the command line: JSON values compact, strings as they are."""
-    if isinstance(value, dict | list):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):  # noqa: UP038 (the tuple form is the faster check)
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return str(value)
 

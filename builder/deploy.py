@@ -42,6 +42,10 @@ POWER_OF_TWO_LAYOUTS = ("tp", "tep")
 attention heads, so the node count is a power of two."""
 
 
+def _one_node(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tuple[int, int]:
+    return 1, 1
+
+
 @dataclass(frozen=True)
 class DeployType:
     name: str
@@ -60,9 +64,13 @@ class DeployType:
     reason: Callable[[Data, Data, str, str], str | None] = lambda c, r, h, v: None
     """Why this deploy type cannot serve the variant on the hardware (beyond the strategy's
     own hardware rules)."""
-    node_range: Callable[[Data, Data, Mapping[str, str]], tuple[int, int]] = (
-        lambda c, r, s: (1, 1))
+    node_range: Callable[[Data, Data, Mapping[str, str]], tuple[int, int]] = _one_node
     """The node counts it can run on (see the module docstring)."""
+
+    @property
+    def one_node(self) -> bool:
+        """Runs on one node whatever the selection (its `node_range` is the default)."""
+        return self.node_range is _one_node
 
 
 def _multi_node_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tuple[int, int]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from .arglist import split_options
 from .compose import Context
 from .hardware_keys import most_specific
-from .shell import format_lines
+from .shell import INDENT, format_lines
 from .types import Command
 
 __all__ = ["docker_image", "with_docker"]
@@ -61,6 +61,19 @@ def with_docker(
     lines += [["-v", volume] for volume in volumes]
     lines += [["-e", f"{name}={value}"] for name, value in command["env"].items()]
     lines.append([docker_image(ctx), *ctx.brand.get("docker_command_prefix", []), *argv[2:3]])
-    lines += [list(option) for option in split_options(argv[3:])]
-    docker_argv = [token for line in lines for token in line]
-    return {**command, "docker_argv": docker_argv, "docker_text": format_lines(lines)}
+    docker_argv = [token for line in lines for token in line] + argv[3:]
+    return {**command, "docker_argv": docker_argv,
+            "docker_text": format_lines(lines) + _option_lines(command["text"], argv)}
+
+
+def _option_lines(text: str, argv: list[str]) -> str:
+    """The option lines of a serve command's `text` (from its first continuation on): a
+    Docker form puts the same options, one per line, after its own head. `text` is
+    `command_text(argv, 3)`: its first line is `vllm serve MODEL` (a model id never holds a
+    line continuation), and when it is not, the options are laid out again."""
+    cut = text.find(" \\\n")
+    head = text if cut < 0 else text[:cut]
+    if head != format_lines([argv[:3]]):
+        options = format_lines([[], *split_options(argv[3:])])
+        return f" \\\n{INDENT}{options}" if options else ""
+    return "" if cut < 0 else text[cut:]

@@ -15,6 +15,8 @@ first, then AMD (the public catalogue's rule).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .hardware_keys import most_specific, names
 from .types import Data
 from .vocabulary import PRECISION_HARDWARE
@@ -52,9 +54,11 @@ def precision_keys(variant: Data) -> list[str] | None:
 
 
 def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
-                   offered: bool | None = None) -> str | None:
+                   offered: bool | None = None, named: frozenset[str] | None = None
+                   ) -> str | None:
     """Why variant `variant_id` is not offered on `hw_id`; None when it is. `offered`:
-    whether the recipe offers `hw_id` (`recipe_support`), when the caller knows."""
+    whether the recipe offers `hw_id` (`recipe_support`), and `named`: the hardware's
+    `names`, when the caller knows them."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     name = hw["display_name"]
@@ -63,7 +67,7 @@ def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
     if not offered:
         return f"this recipe is not offered on {name}"
     own, keys = _narrowing(variant)
-    refused = _refused_by(own, keys, names(hw_id, hw))
+    refused = _refused_by(own, keys, names(hw_id, hw) if named is None else named)
     if refused == "hardware":
         return f"{label(variant_id, variant)} is not offered on {name}"
     if refused == "precision":
@@ -72,13 +76,18 @@ def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
     return None
 
 
-def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list[str]
-                     ) -> list[str]:
+def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list[str],
+                     named: Callable[[str], frozenset[str]] | None = None) -> list[str]:
     """The hardware of `offered` (ids the recipe offers) the variant runs on, in order:
-    those `variant_reason` has no reason for, in one pass."""
+    those `variant_reason` has no reason for, in one pass. `named`: a hardware id's `names`,
+    when the caller keeps them."""
     own, keys = _narrowing(recipe["variants"][variant_id])
+    if own is None and keys is None:
+        return list(offered)
     hardware = catalog["hardware"]
-    return [h for h in offered if _refused_by(own, keys, names(h, hardware[h])) is None]
+    if named is None:
+        return [h for h in offered if _refused_by(own, keys, names(h, hardware[h])) is None]
+    return [h for h in offered if _refused_by(own, keys, named(h)) is None]
 
 
 def _narrowing(variant: Data) -> tuple[list[str] | None, list[str] | None]:

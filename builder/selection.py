@@ -28,7 +28,7 @@ from typing import Any
 from .compose import Context
 from .deploy import DEPLOY_TYPES, MAX_NODES, POWER_OF_TWO_LAYOUTS, deploy_type
 from .errors import SelectionError
-from .hardware_keys import most_specific
+from .hardware_keys import most_specific, names
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
 from .offering import (
@@ -163,6 +163,8 @@ def strategy_reason(
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
+    if deploy.one_node:
+        return None
     low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
                                                  "strategy": strategy_id})
     if low > MAX_NODES:
@@ -338,6 +340,7 @@ class _Resolver:
         self._mode_reasons: dict[tuple[str, ...], str | None] = {}
         self._install_refusals: dict[tuple[str, ...], dict[str, str]] = {}
         self._later_reasons: dict[tuple[Any, ...], str | None] = {}
+        self._names: dict[str, frozenset[str]] = {}
         self._default_hardware: dict[str, str | None] = {}
         self._task_reasons: dict[tuple[str, str, str], str | None] = {}
         self._prefixes: dict[tuple[str | None, ...], tuple[dict[str, str], SelectionError | None]
@@ -353,18 +356,26 @@ class _Resolver:
         self._stage["variant"] = 0
         self._stage.update(dict.fromkeys(self.features, self.STAGES.index("features")))
 
+    def names(self, hw_id: str) -> frozenset[str]:
+        """`hardware_keys.names` of the hardware, kept per id."""
+        found = self._names.get(hw_id)
+        if found is None:
+            found = self._names[hw_id] = names(hw_id, self.catalog["hardware"][hw_id])
+        return found
+
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
         key = (variant_id, hw_id)
         if key not in self._variant_reasons:
-            self._variant_reasons[key] = variant_reason(self.catalog, self.recipe, variant_id,
-                                                        hw_id, hw_id in self._offered)
+            self._variant_reasons[key] = variant_reason(
+                self.catalog, self.recipe, variant_id, hw_id, hw_id in self._offered,
+                self.names(hw_id))
         return self._variant_reasons[key]
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""
         if variant_id not in self._runs_on:
             self._runs_on[variant_id] = variant_hardware(self.catalog, self.recipe, variant_id,
-                                                         self.offered)
+                                                         self.offered, self.names)
         return self._runs_on[variant_id]
 
     def default_hardware(self, variant_id: str) -> str | None:

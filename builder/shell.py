@@ -34,7 +34,7 @@ def quote(token: str) -> str:
 
 def format_lines(lines: Sequence[Sequence[str]]) -> str:
     """Words grouped in lines, joined with backslash continuations; the first line unindented."""
-    text = [" ".join(quote(t) for t in line) for line in lines if line]
+    text = [" ".join([quote(t) for t in line]) for line in lines if line]
     return (" \\\n" + INDENT).join(text)
 
 

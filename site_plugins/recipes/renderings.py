@@ -132,7 +132,7 @@ def _tree(builder: Builder, model_id: str, variant: str | None) -> Tree | None:
     if result is None:
         return None
     tree = Tree(model_id, variant, _rendering(builder, f"{model_id}.json", base, result))
-    for hw_id in builder.catalog["hardware"]:
+    for hw_id in builder.resolver.offered:  # (a query of any other hardware is refused)
         query = {**base, "hardware": hw_id}
         hw_result = _try(builder, query)
         if hw_result is None:

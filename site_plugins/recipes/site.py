@@ -1,8 +1,12 @@
 """The recipe site of one build: the catalog, loaded once, and every file made from it.
 
-`plugin.py` holds the hooks; each calls one method here. Files are added to mkdocs with
-`File.generated` in `on_files`, with their content, so mkdocs knows and writes every output
-(nothing is written into `site_dir` behind its back, and nothing is staged on disk first).
+`plugin.py` holds the hooks; each calls one method here. Pages, assets and catalog-wide
+files are added to mkdocs with `File.generated` in `on_files`, with their content, so mkdocs
+writes them. A recipe's own JSON files (about forty each) are the exception in a plain
+`mkdocs build`: the worker that renders the recipe writes them into `site_dir` (which mkdocs
+has cleaned by then), in parallel, and `on_files` checks that no file of `docs/` claims their
+paths. Under `mkdocs serve` they are handed to mkdocs like the rest, because a rebuild cleans
+`site_dir` and reuses the outputs of unchanged recipes (`memo.py`).
 """
 
 from __future__ import annotations
@@ -109,6 +113,9 @@ class Job:
     """Extra model page sections (compare box, published configurations)."""
     deployments: dict[str, Any] | None = None
     """The model's NVIDIA Dynamo deployment targets, if it has any (`deployments.py`)."""
+    out_dir: str = ""
+    """Where the recipe's JSON files are written (a plain build's `site_dir`); empty: they are
+    returned as `endpoints` instead."""
 
 
 @dataclass
@@ -117,7 +124,10 @@ class RecipeOutputs:
     error: str = ""
     """Why the recipe's default selection does not build (nothing else is set then)."""
     endpoints: list[api.Endpoint] = field(default_factory=list)
-    """(site path, JSON text) of the recipe's files (mkdocs writes them)."""
+    """(site path, JSON text) of the recipe's files, for mkdocs to write (when the job has
+    no `out_dir`)."""
+    written: list[str] = field(default_factory=list)
+    """The site paths of the recipe's files the worker wrote into the job's `out_dir`."""
     models: list[dict[str, Any]] = field(default_factory=list)
     strategies: dict[str, str] = field(default_factory=dict)
     """Strategy → the recipe's rendering with it (default hardware)."""
@@ -143,9 +153,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     endpoints = list(chain(
         api.recipe_endpoints(catalog, recipe, job.guide, renderings, base), extra
     ))
+    written = write_files(Path(job.out_dir), endpoints) if job.out_dir else []
     outputs = RecipeOutputs(
         hf_id,
-        endpoints=endpoints,
+        endpoints=[] if job.out_dir else endpoints,
+        written=written,
         models=api.model_entries(recipe, renderings, base),
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
@@ -194,6 +206,19 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     return outputs
 
 
+def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
+    """Write (site path, text) files under `root` as mkdocs would (UTF-8, as is); their
+    paths. Each directory is made once."""
+    made: set[Path] = set()
+    for uri, text in files:
+        path = root / uri
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_bytes(text.encode("utf-8"))
+    return [uri for uri, _ in files]
+
+
 def _twin(job: Job, model_id: str, title: str, result: Result, page_url: str,
           json_url: str) -> machine.Twin:
     meta = job.recipe["meta"]
@@ -222,6 +247,8 @@ class RecipesSite:
         self.twin_urls: list[str] = []
         self.markdown = SafeMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
+        self.written: list[str] = []
+        """Site paths of the files the render workers wrote into `site_dir` themselves."""
         self.browse = ""
         self.browse_changed = True
         self.pyodide_dir = _resolve(config, options.pyodide_dir)
@@ -239,17 +266,18 @@ class RecipesSite:
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Add every generated page, JSON endpoint and asset to `files`."""
+        self.written = []
         try:
             generated = self._generate(config)
         except MissingAsset as error:
             raise PluginError(str(error)) from None
-        for file in generated:
-            clash = files.get_file_from_path(file.src_uri)
-            if clash is not None:
+        for uri in chain((file.src_uri for file in generated), self.written):
+            if files.get_file_from_path(uri) is not None:
                 raise PluginError(
-                    f"{config.docs_dir}/{file.src_uri} clashes with a file the recipes plugin "
+                    f"{config.docs_dir}/{uri} clashes with a file the recipes plugin "
                     "generates; rename or remove it"
                 )
+        for file in generated:
             files.append(file)
         if self.memo.staging is not None and self.browse_changed:
             # The home page's cards are filled in after Markdown (page_content): its source
@@ -258,7 +286,8 @@ class RecipesSite:
             if home is not None:
                 home.is_modified = lambda: True  # type: ignore[method-assign]
         log.info("generated %d pages and %d other files from %d recipes",
-                 len(self.pages), len(generated) - len(self.pages), len(self.catalog.recipes))
+                 len(self.pages), len(generated) + len(self.written) - len(self.pages),
+                 len(self.catalog.recipes))
         return files
 
     def _generate(self, config: MkDocsConfig) -> list[File]:
@@ -277,11 +306,12 @@ class RecipesSite:
 
         catalog = self.catalog.builder_catalog()
         joins = self.published.join(catalog, self.base, self.memo.joins)
+        out_dir = "" if self.memo.serving else str(Path(config.site_dir).resolve())
         jobs = [
             Job(catalog, self.catalog.builder_recipe(hf_id), self.catalog.guides[hf_id],
                 self.base, self.nonce, self.site_url,
                 self.published.model_sections(hf_id, self.base, api.CATALOG_JSON),
-                self.deployments.get(hf_id))
+                self.deployments.get(hf_id), out_dir)
             for hf_id in self.catalog.recipes
         ]
         models: list[dict[str, Any]] = []
@@ -311,6 +341,7 @@ class RecipesSite:
                 )
             for uri, content in outputs.endpoints:
                 text(uri, content)
+            self.written += outputs.written
             models += outputs.models
             for sid, path in outputs.strategies.items():
                 by_strategy.setdefault(sid, {})[hf_id] = path

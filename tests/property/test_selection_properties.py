@@ -75,3 +75,27 @@ def test_unavailable_tells_the_truth(case: tuple[str, dict[str, str]]) -> None:
             picked = _build(hf_id, {**query, key: value})
             listed = value in result["unavailable"].get(key, {})
             assert listed == (picked is None), (key, value)
+
+
+@st.composite
+def keyed_mappings(draw: st.DrawFn) -> tuple[str, dict[str, int]]:
+    """A hardware id and a mapping of hardware keys (some naming it, some not) to values."""
+    hardware = builder_catalog()["hardware"]
+    hw_id = draw(st.sampled_from(sorted(hardware)))
+    keys = sorted({"all", *hardware, *(hw["brand"] for hw in hardware.values()),
+                   *(hw["generation"] for hw in hardware.values()),
+                   *(f"arch:{hw['compute_arch']}" for hw in hardware.values())})
+    chosen = draw(st.lists(st.sampled_from(keys), unique=True, max_size=8))
+    return hw_id, {key: index for index, key in enumerate(chosen)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(keyed_mappings())
+def test_most_specific_is_the_last_key_ranked_names(case: tuple[str, dict[str, int]]) -> None:
+    """`most_specific` (one pass, inlined) is the definition: the last entry `ranked` lists."""
+    from builder.hardware_keys import most_specific, ranked
+
+    hw_id, mapping = case
+    hw = builder_catalog()["hardware"][hw_id]
+    entries = ranked(mapping, hw_id, hw)
+    assert most_specific(mapping, hw_id, hw) == (entries[-1][2] if entries else None)
