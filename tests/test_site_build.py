@@ -119,3 +119,40 @@ def test_missing_pyodide_says_make_install(tmp_path: Path) -> None:
         plugin.on_files(Files([]), config=config)
 
 
+
+
+@pytest.mark.site
+def test_a_docs_file_at_a_recipe_json_path_fails_the_build(tmp_path: Path) -> None:
+    """A recipe's JSON files are written by the render workers themselves (site.py): a file
+    of docs/ at one of their paths is still refused, as for every generated file."""
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+    from mkdocs.structure.files import get_files
+
+    tree = tmp_path / "recipes"
+    tree.mkdir()
+    for name in ("hardware.yaml", "schema.json"):
+        shutil.copy(RECIPES / name, tree / name)
+    shutil.copytree(RECIPES / "strategies", tree / "strategies")
+    for name in ("configurations", "deployments"):
+        (tree / name).mkdir()
+        shutil.copy(RECIPES / name / "schema.json", tree / name / "schema.json")
+    (tree / "models" / "meta-llama").mkdir(parents=True)
+    for name in ("Llama-3.1-8B-Instruct.yaml", "Llama-3.1-8B-Instruct.md"):
+        shutil.copy(RECIPES / "models" / "meta-llama" / name, tree / "models" / "meta-llama" / name)
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs)
+    clash = docs / "meta-llama" / "Llama-3.1-8B-Instruct" / "hw" / "h100.json"
+    clash.parent.mkdir(parents=True)
+    clash.write_text("{}\n")
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"),
+                         docs_dir=str(docs))
+    plugin = config.plugins["recipes"]
+    plugin.config.recipes_dir = str(tree)
+    config = config.plugins.on_config(config)
+    with pytest.raises(PluginError, match=r"meta-llama/Llama-3.1-8B-Instruct/hw/h100\.json "
+                                          r"clashes with a file the recipes plugin generates"):
+        config.plugins.on_files(get_files(config), config=config)
+    # The worker did write the recipe's files (into site_dir, which mkdocs cleans first).
+    assert (tmp_path / "site" / "meta-llama" / "Llama-3.1-8B-Instruct" / "hw" / "h100.json"
+            ).is_file()
