@@ -302,19 +302,24 @@ async function ensureData(bridge, url, recipe) {
 // Python's answers, kept: a query asked before is answered from here, and after each answer
 // the worker asks Python, while the reader looks at it, what each available pill would show
 // (one at a time, giving way to any new question), so the next click is usually answered at
-// once. The most recently used ANSWERS_KEPT are kept.
+// once. It starts LOOK_AHEAD_AFTER_MS after the answer, once no new question has come: while
+// a reader clicks in quick succession, Python is free to answer each click at once. The most
+// recently used ANSWERS_KEPT are kept.
 const ANSWERS_KEPT = 256;
+const LOOK_AHEAD_AFTER_MS = 150;
 const answers = new Map(); // JSON [catalogURL, recipeURL, pairs] -> Python's JSON text
 let asked = 0; // counts page_state questions: a look-ahead stops when another comes
 
+// Python's answer (JSON text) to a query, and whether it was kept from before.
 function answer(bridge, catalogURL, recipeURL, pairs) {
   const key = JSON.stringify([catalogURL, recipeURL, pairs]);
   let text = answers.get(key);
-  if (text === undefined) text = bridge.call(catalogURL, recipeURL, JSON.stringify(pairs));
+  const kept = text !== undefined;
+  if (!kept) text = bridge.call(catalogURL, recipeURL, JSON.stringify(pairs));
   answers.delete(key);
   answers.set(key, text);
   if (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value);
-  return text;
+  return [text, kept];
 }
 
 // The query a click on pill (key, value) sends from this state: the page's withChoice
@@ -324,10 +329,12 @@ function clicked(explicit, key, value) {
 }
 
 async function lookAhead(bridge, catalogURL, recipeURL, state, question) {
-  for (const [key, value] of state.after) {
+  const { explicit, after } = state; // (the reply goes without `after`)
+  await new Promise((resolve) => setTimeout(resolve, LOOK_AHEAD_AFTER_MS));
+  for (const [key, value] of after) {
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (question !== asked) return;
-    const pairs = clicked(state.explicit, key, value);
+    const pairs = clicked(explicit, key, value);
     if (!answers.has(JSON.stringify([catalogURL, recipeURL, pairs]))) {
       answer(bridge, catalogURL, recipeURL, pairs);
     }
@@ -341,9 +348,11 @@ async function pageState({ catalogURL, recipeURL, query }) {
   text(recipeURL).catch(() => {});
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
-  const state = JSON.parse(answer(bridge, catalogURL, recipeURL, query || []));
+  const [json, kept] = answer(bridge, catalogURL, recipeURL, query || []);
+  const state = JSON.parse(json);
   lookAhead(bridge, catalogURL, recipeURL, state, question);
   delete state.after;
+  state.kept = kept;
   return state;
 }
 

@@ -556,9 +556,14 @@ class Mount {
       this.why[0])}"][data-value="${CSS.escape(this.why[1])}"][aria-disabled="true"]`);
     this.showWhy(why || null);
     this.writeURL(state, from === "click" ? "push" : "replace");
-    // For benchmarks: Python's time in the worker, and this patch on the main thread.
+    // For benchmarks: Python's time in the worker (and whether it answered from what it
+    // kept or worked out ahead), and this patch on the main thread.
     performance.measure("rb-patch", { start: started, end: performance.now() });
-    if (state.ms) performance.measure("rb-python", { start: started, duration: state.ms });
+    if (typeof state.ms === "number") {
+      performance.measure("rb-python", {
+        start: started, duration: state.ms, detail: { kept: Boolean(state.kept) },
+      });
+    }
     performance.mark("rb-paint");
     this.element.dispatchEvent(new CustomEvent("rb:paint", { bubbles: true }));
   }

@@ -326,3 +326,18 @@ def test_why_each_line_opens_and_survives_a_reason_and_a_click(warm_tab: WarmTab
     expect(why).to_be_visible()
     click_pill(page, "frontend", "python")
     expect(page.locator(".rb-widget details.rb-lines").first).to_be_visible()
+
+
+def test_a_click_after_a_pause_is_answered_from_what_the_worker_worked_out_ahead(
+        warm_tab: WarmTab) -> None:
+    """While the reader looks at a selection, the worker asks Python what each available pill
+    would show (builder-worker.js): a click after a pause is answered without running the
+    builder. The selection is one no other test shows, so nothing else could have asked."""
+    page = warm_tab.open(V4, "hardware=mi325x&reasoning=off&install=docker")
+    page.wait_for_timeout(4000)
+    click_pill(page, "frontend", "python")
+    kept = page.evaluate("performance.getEntriesByName('rb-python').at(-1).detail.kept")
+    assert kept is True
+    assert shown_copy_text(page) == expected_text(
+        V4, {"hardware": "mi325x", "reasoning": "off", "install": "docker",
+             "frontend": "python"})
