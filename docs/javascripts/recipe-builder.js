@@ -261,7 +261,8 @@ function patchChildren(parent, freshParent) {
     const match = byKey.get(keyOf(node))?.shift();
     if (match && match.nodeName === node.nodeName) {
       kept.add(match);
-      patch(match, node);
+      // An unchanged subtree (most rows, most clicks) is compared natively, not walked.
+      if (!match.isEqualNode(node)) patch(match, node);
       order.push(match);
     } else {
       order.push(node);
