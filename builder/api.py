@@ -155,6 +155,8 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
     names: list[str] = []
     for command in commands:
         for token in [*command["argv"], *command["env"].values()]:
+            if "$" not in token:
+                continue
             names += [n for n in _VAR.findall(token) if n not in names and n not in command["env"]]
     if names:
         listed = ", ".join(f"${n}" for n in names)

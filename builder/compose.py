@@ -206,7 +206,13 @@ class Context:
                 args.remove(flag)
 
     def feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
-        """(args, env, origin) of every feature that is on, in recipe order."""
+        """(args, env, origin) of every feature that is on, in recipe order (worked out once
+        per context: the args and the environment both read them; callers do not change
+        them)."""
+        return self._feature_parts
+
+    @cached_property
+    def _feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
         parts = []
         for fid, feature in self.recipe.get("features", {}).items():
             value = self.selection.get(fid, OFF)

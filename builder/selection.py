@@ -58,6 +58,8 @@ __all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_memory_gb", "node_range",
 
 FIXED_KEYS = ("hardware", "variant", "strategy", "nodes", "frontend", "install")
 AVAILABLE = ("verified", "supported", "experimental")
+_UNKNOWN = object()
+"""A memo's miss (None is a kept answer: no reason)."""
 SINGLE_NODE_ONLY = ("embedding",)
 """Tasks whose models are offered single-node strategies only by default."""
 OMNI_DEPLOY = "omni"
@@ -365,11 +367,12 @@ class _Resolver:
 
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
         key = (variant_id, hw_id)
-        if key not in self._variant_reasons:
-            self._variant_reasons[key] = variant_reason(
+        found = self._variant_reasons.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._variant_reasons[key] = variant_reason(
                 self.catalog, self.recipe, variant_id, hw_id, hw_id in self._offered,
                 self.names(hw_id))
-        return self._variant_reasons[key]
+        return found  # type: ignore[return-value]
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""
@@ -386,19 +389,24 @@ class _Resolver:
 
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
         key = (hw_id, variant_id, sid)
-        if key not in self._strategy_reasons:
-            self._strategy_reasons[key] = strategy_reason(
+        found = self._strategy_reasons.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._strategy_reasons[key] = strategy_reason(
                 self.catalog, self.recipe, hw_id, variant_id, sid, self._strategy_set)
-        return self._strategy_reasons[key]
+        return found  # type: ignore[return-value]
 
     def first_strategy(self, hw_id: str, variant_id: str) -> str | None:
         """The recipe's most preferred strategy that serves the variant on the hardware."""
         key = (hw_id, variant_id)
-        if key not in self._first_strategy:
-            self._first_strategy[key] = next(
-                (s for s in self.strategies if self.strategy_reason(hw_id, variant_id, s) is None),
-                None)
-        return self._first_strategy[key]
+        found = self._first_strategy.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = None
+            for sid in self.strategies:
+                if self.strategy_reason(hw_id, variant_id, sid) is None:
+                    found = sid
+                    break
+            self._first_strategy[key] = found
+        return found  # type: ignore[return-value]
 
     def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None:
         """`feature_reason`, kept per hardware, variant, strategy and feature."""
