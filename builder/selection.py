@@ -210,8 +210,11 @@ def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tup
     return deploy_type(strategy).node_range(catalog, recipe, selection)
 
 
-def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int) -> str | None:
-    low, high = node_range(catalog, recipe, sel)
+def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int,
+                 span: tuple[int, int] | None = None) -> str | None:
+    """Why `nodes` nodes cannot be picked for `sel`; `span`: its `node_range`, when the
+    caller has it (the Nodes row asks for every count)."""
+    low, high = node_range(catalog, recipe, sel) if span is None else span
     strategy = catalog["strategies"][sel["strategy"]]
     name = strategy["display_name"]
     if (low <= nodes <= high and strategy["deploy_type"] == "multi_node"
@@ -700,8 +703,9 @@ class _Resolver:
         sel = dict(selection)
         later = any(self._stage[key] >= self.LATER for key in explicit)
         refused = self.install_refusals(sel)
+        span = node_range(self.catalog, self.recipe, sel)
         rules = {
-            "nodes": lambda value: nodes_reason(self.catalog, self.recipe, sel, int(value)),
+            "nodes": lambda value: nodes_reason(self.catalog, self.recipe, sel, int(value), span),
             PD_CONNECTOR: lambda value: connector_reason(self.catalog, self.recipe, sel, value),
             KV_OFFLOAD: lambda value: self.offload_reason(sel, value),
             "frontend": lambda value: frontend_reason(self.catalog, sel, value),
