@@ -138,3 +138,22 @@ def test_an_override_with_when_applies_only_while_its_features_hold() -> None:
         args = ctx.base_options()
         ctx.apply_overrides(args)
         assert args.get("--x") == (expected,), (spec, mode)
+
+
+@pytest.mark.parametrize("head_len", [1, 2, 3])
+def test_docker_form_puts_one_option_per_line_whatever_the_commands_own_layout(
+        head_len: int) -> None:
+    """`with_docker` reuses the option lines of a serve command's text when its first line is
+    `vllm serve MODEL`, and lays them out again otherwise: the result is the same."""
+    from builder.compose import tool_command
+    from builder.docker import with_docker
+
+    argv = ["vllm", "serve", "o/m", "--x", "1", "--json", '{"a": 1}', "--flag"]
+    command = tool_command("serve", argv, label="serve", port=8000, head_len=head_len)
+    docker = with_docker(_ctx(_recipe(), "h200"), command)
+    full = command_text(argv, 3)
+    options = full[full.index(" \\\n"):]
+    assert docker["docker_text"].endswith(options)
+    assert docker["docker_text"].count("o/m") == 1
+    assert shlex.split(docker["docker_text"].replace("\\\n", " "))[-len(argv) + 2:] == argv[2:]
+    assert docker["docker_argv"][-len(argv) + 3:] == argv[3:]
