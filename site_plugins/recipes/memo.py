@@ -13,7 +13,8 @@ from `on_startup` to `on_shutdown`).
               the pages and files whose source is older than their output (its dirty mode),
               so an edit of one recipe re-renders that recipe's pages and files only
 
-A plain `mkdocs build` keeps nothing: every file is handed to mkdocs as content.
+A plain `mkdocs build` keeps nothing: files are handed to mkdocs as content, except each
+recipe's JSON files, which its render worker writes into `site_dir` itself (`site.py`).
 """
 
 from __future__ import annotations
