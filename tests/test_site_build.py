@@ -156,3 +156,17 @@ def test_a_docs_file_at_a_recipe_json_path_fails_the_build(tmp_path: Path) -> No
     # The worker did write the recipe's files (into site_dir, which mkdocs cleans first).
     assert (tmp_path / "site" / "meta-llama" / "Llama-3.1-8B-Instruct" / "hw" / "h100.json"
             ).is_file()
+
+
+@pytest.mark.site
+def test_the_theme_bundle_and_classic_scripts_are_deferred(built_site: BuiltSite) -> None:
+    """overrides/main.html adds `defer` to the theme's bundle by rewriting the theme's script
+    tag (and mkdocs.yml to the classic scripts): a theme update that changes the tag would
+    otherwise bring back the bundle's long start-up task without a word (issue 17)."""
+    for page in ("index.html", "deepseek-ai/DeepSeek-V4-Flash/index.html"):
+        html = (built_site.root / page).read_text(encoding="utf-8")
+        tags = re.findall(r"<script\b[^>]*\bsrc=[^>]*>", html)
+        assert tags, page
+        for tag in tags:
+            assert " defer" in tag or 'type="module"' in tag, (page, tag)
+        assert any("assets/javascripts/bundle." in tag for tag in tags), page
