@@ -10,11 +10,19 @@ PY := $(VENV)/bin/python
 CHROMIUM_VERSION ?= 156.0.8078.108-1~deb12u1
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The vLLM release the commands are checked with: builder/vllm_release.py is its one entry.
+VLLM_VERSION := $(shell sed -n 's/^VLLM_VERSION = "\(.*\)"/\1/p' builder/vllm_release.py)
+OMNI_VERSION := 0.30.0
+PARSER_VENV := .parser-venv/vllm-$(VLLM_VERSION)
+OMNI_VENV := .parser-venv/vllm-omni-$(OMNI_VERSION)
+PIP_QUIET := --quiet --disable-pip-version-check --no-deps --no-compile
+export VLLM_PARSER_PYTHON := $(CURDIR)/$(PARSER_VENV)/bin/python
+export VLLM_OMNI_PARSER_PYTHON := $(CURDIR)/$(OMNI_VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
 .PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
-	lint bench schema clean
+	lint bench schema clean parser-envs flags
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
@@ -33,6 +41,40 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
+
+# vLLM's own `vllm serve` parser, CPU-only, for the tests (tests/vllm_parser/): a venv of its
+# own with exactly the pinned packages (--no-deps: parsing needs none of vLLM's GPU stack).
+# vLLM-Omni 0.30.0 follows vLLM 0.30, so it gets an environment of its own.
+$(PARSER_VENV)/.installed: requirements-parser.lock builder/vllm_release.py
+	rm -rf $(PARSER_VENV)
+	$(PYTHON) -m venv $(PARSER_VENV)
+	$(PARSER_VENV)/bin/pip install $(PIP_QUIET) -r requirements-parser.lock "vllm==$(VLLM_VERSION)"
+	touch $@
+
+$(OMNI_VENV)/.installed: requirements-parser-omni.lock
+	rm -rf $(OMNI_VENV)
+	$(PYTHON) -m venv $(OMNI_VENV)
+	$(OMNI_VENV)/bin/pip install $(PIP_QUIET) -r requirements-parser-omni.lock
+	touch $@
+
+parser-envs: $(PARSER_VENV)/.installed $(OMNI_VENV)/.installed
+
+# Our flag lists, written from the same parsers (a test fails while they are stale). After a
+# bump of VLLM_VERSION the new release's list does not exist yet: `make test` writes it.
+# Each option's value type, range and accepted values are then read from the same release's
+# source, the parser environment's vllm package (vllm_recipes/flag_types.py adds its keys).
+FLAGS_FILE := vllm_recipes/data/vllm-$(VLLM_VERSION)-serve-flags.json
+VLLM_PACKAGE = $(firstword $(wildcard $(PARSER_VENV)/lib/python*/site-packages/vllm))
+$(FLAGS_FILE): | $(PARSER_VENV)/.installed $(VENV)/.installed
+	$(VLLM_PARSER_PYTHON) -W ignore tests/vllm_parser/check_argv.py --flags > $@.tmp && mv $@.tmp $@
+	$(PY) -m vllm_recipes.flag_types $(VLLM_PACKAGE)
+
+flags: parser-envs install-py
+	$(VLLM_PARSER_PYTHON) -W ignore tests/vllm_parser/check_argv.py --flags \
+	  > vllm_recipes/data/vllm-$(VLLM_VERSION)-serve-flags.json
+	$(PY) -m vllm_recipes.flag_types $(VLLM_PACKAGE)
+	$(VLLM_OMNI_PARSER_PYTHON) -W ignore tests/vllm_parser/check_argv.py --omni --flags \
+	  > vllm_recipes/data/vllm-omni-serve-flags.json
 
 install-py: $(VENV)/.installed
 install-js: node_modules/.installed
@@ -68,11 +110,13 @@ dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
 test: install install-browser install-nginx
+	$(MAKE) -j2 parser-envs
+	$(MAKE) $(FLAGS_FILE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n auto
 
 test-fast: install
-	$(VENV)/bin/pytest -m "not browser and not site"
+	$(VENV)/bin/pytest -m "not browser and not site and not vllm_parser"
 
 lint: install-py
 	$(VENV)/bin/ruff check .
@@ -88,4 +132,4 @@ bench: install install-browser
 	$(PY) -m benchmarks.bench_browse
 
 clean:
-	rm -rf site .build .pytest_cache
+	rm -rf site .build .pytest_cache .parser-venv

@@ -1,7 +1,7 @@
 """Home page filtering in headless Chromium on localhost: median and p95 of filter applications.
 
 Each application sets one control of the model browser (a letter typed into the search, a
-filter option picked, grouping switched, the filters cleared) and dispatches the event the
+filter option picked, the sort changed, the filters cleared) and dispatches the event the
 browser would, as a person's input does, at a person's pace (PAUSE_MS between applications,
 so the URL write browse.js makes a moment after each change happens between them, as it does
 for a person). Timed inside the page:
@@ -58,13 +58,14 @@ APPLY = """async ([name, value]) => {
 }"""
 
 # What a person does: type a family, narrow by task, hardware, precision, architecture, size
-# and provider, ungroup and regroup, clear.
+# and provider, sort by newest and by name and back to by provider, clear.
 STEPS: list[tuple[str, str]] = [
     ("search", "q"), ("search", "qw"), ("search", "qwe"), ("search", "qwen"),
     ("search", "qwen3"), ("search", "qwen3."), ("search", "qwen3.5"), ("search", ""),
     ("task", "multimodal"), ("hardware", "h200"), ("precision", "fp8"), ("arch", "moe"),
     ("size", "80-300b"), ("size", ""), ("arch", ""), ("precision", ""), ("hardware", ""),
-    ("task", "omni"), ("hardware", "b200"), ("group", "off"), ("group", "on"),
+    ("task", "omni"), ("hardware", "b200"), ("sort", "newest"), ("sort", "name"),
+    ("sort", "provider"),
     ("task", ""), ("hardware", ""), ("provider", "NVIDIA"), ("search", "nemotron"),
     ("search", "nemotron nano"), ("provider", ""), ("search", ""), ("size", "under-5b"),
     ("reset", ""),

@@ -27,9 +27,36 @@ from typing import Any
 from .types import OptionSource, Origin
 
 __all__ = [
-    "SHORT_FLAGS", "ArgList", "Option", "is_flag", "json_text", "merge_json", "option_key",
-    "split_options", "tokens_text",
+    "MAX_JSON_DEPTH", "SHORT_FLAGS", "ArgList", "Option", "is_flag", "json_text", "loads_json",
+    "merge_json", "option_key", "split_options", "tokens_text",
 ]
+
+MAX_JSON_DEPTH = 32
+"""The deepest JSON value read from a command line (vLLM's configs nest 3 levels); deeper
+text is not JSON here (`json.loads` would recurse past Python's limit)."""
+
+
+def loads_json(text: str) -> Any:
+    """`json.loads(text)`; ValueError also when it nests deeper than MAX_JSON_DEPTH."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        elif char in "]}":
+            depth -= 1
+    return json.loads(text)
 
 SHORT_FLAGS = {
     "-ac": "--attention-config",
@@ -123,7 +150,7 @@ def _as_object(value: Token) -> dict[str, Any] | None:
         return value
     if isinstance(value, str) and value.startswith("{"):
         try:
-            parsed = json.loads(value)
+            parsed = loads_json(value)
         except ValueError:
             return None
         return parsed if isinstance(parsed, dict) else None

@@ -41,7 +41,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from .arglist import SHORT_FLAGS
+from .arglist import MAX_JSON_DEPTH, SHORT_FLAGS, loads_json
 
 __all__ = [
     "MAX_CHARS",
@@ -391,7 +391,7 @@ def _json_value(text: str) -> Any:
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:
-            return json.loads(stripped)
+            return loads_json(stripped)
         except ValueError:
             return text
     return text
@@ -400,20 +400,23 @@ def _json_value(text: str) -> Any:
 def _scalar(text: str) -> Any:
     """A dotted key's value: JSON when it parses (numbers, true, objects), else the text."""
     try:
-        return json.loads(text)
+        return loads_json(text)
     except ValueError:
         return text
 
 
 def engine_options(args: Sequence[str]) -> dict[str, tuple[str, Any]]:
     """Identity → (flag as written, value). A switch's value is True/False, a JSON object's
-    a dict, one value a str, several a list of str. `--model` is left out."""
+    a dict, one value a str, several a list of str. `--model` is left out. CommandError for a
+    dotted key deeper than MAX_JSON_DEPTH."""
     options: dict[str, tuple[str, Any]] = {}
     for flag, values in _group(args):
         key, on = option_identity(flag)
         if key == "--model":
             continue
         head, dot, path = key.partition(".")
+        if dot and path.count(".") >= MAX_JSON_DEPTH:
+            raise CommandError(f"{head}: a dotted key deeper than {MAX_JSON_DEPTH} levels")
         if dot:
             written, current = options.get(head, (flag.split(".")[0], {}))
             data = dict(current) if isinstance(current, dict) else {}

@@ -9,7 +9,7 @@ text becomes a one-line error in the HTML. When the selection renders several en
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 from .api import build
@@ -89,18 +89,22 @@ def comparison_html(comparison: Comparison, notice: str = "") -> str:
     )
 
 
-def compare_state(catalog: Data, recipe: Data, query: Mapping[str, str],
-                  text: str) -> dict[str, object]:
+def compare_state(catalog: Data, recipe: Data,
+                  query: Mapping[str, str] | Sequence[Sequence[str]], text: str,
+                  base: Mapping[str, str] | None = None) -> dict[str, object]:
     """What the compare box shows: `html`, `error` (one line, empty when the text parsed),
-    `explicit` (the query honoured) and, when it parsed, the diff's `summary`."""
-    state = page_state(catalog, recipe, query)
+    `explicit` (the URL keys honoured) and, when it parsed, the diff's `summary`. `query` and
+    `base` are the builder widget's (`view.page_state`): on a variant's page the command is
+    compared with that variant's."""
+    state = page_state(catalog, recipe, query, base=base)
     explicit: dict[str, str] = state["explicit"]  # type: ignore[assignment]
     try:
         command = parse_command(text)
     except CommandError as error:
         return {"html": error_html(str(error)), "error": str(error), "explicit": explicit,
                 "summary": ""}
-    comparison = compare_result(state["result"], command, explicit)  # type: ignore[arg-type]
+    comparison = compare_result(state["result"], command,  # type: ignore[arg-type]
+                                {**(base or {}), **explicit})
     return {
         "html": comparison_html(comparison, str(state["notice"])),
         "error": "",

@@ -14,7 +14,8 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    while the features it names have the values it names;
 3. the features that are on, in the recipe's order (a mode's or feature's `hardware_overrides`
    replace its args on matching hardware), then the KV offload tier (`kv_offload.py`);
-4. the frontend's environment.
+4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
+5. the frontend's environment.
 
 Parallel size: an override's `parallel_size` (the last one in the order above) or the
 variant's `tp` (single-node Tensor Parallel only); else, for single-node Tensor Parallel, 1 GPU
@@ -39,11 +40,11 @@ from .offering import label
 from .omni_tasks import TASK, omni_task
 from .shell import command_text, env_lines
 from .types import Command, Data, Origin
-from .vocabulary import FRONTENDS, OFF, ON
+from .vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
 
 __all__ = ["DEFAULT_PORT", "Context", "builder_origin", "serve_command", "tool_command"]
 
-DEFAULT_PORT = 8000
+DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
 """Where a variant's own `extra_args`/`extra_env` sit among hardware keys."""
 
@@ -204,6 +205,10 @@ class Context:
             args.extend(ov.data.get("extra_args", []), origin)
             for flag in ov.data.get("remove_args", []):
                 args.remove(flag)
+
+    def apply_strategy_removals(self, args: ArgList) -> None:
+        for flag in self.strategy.get("remove_args", []):
+            args.remove(flag)
 
     def feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
         """(args, env, origin) of every feature that is on, in recipe order (worked out once

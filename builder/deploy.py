@@ -29,14 +29,15 @@ from .pd import (
     pd_volumes,
     render_pd,
 )
+from .router import companion_notes
 from .single_node import render_single_node, single_node_summary
 from .types import Command, Data, Note
-from .vocabulary import CONNECTORS
+from .vocabulary import COMPANIONS, CONNECTORS
 
 __all__ = ["DEPLOY_TYPES", "MAX_NODES", "DeployType", "deploy_type"]
 
 MAX_NODES = 16
-ROUTER_PACKAGE = "vllm-router"
+ROUTER_PACKAGE = COMPANIONS["router"].package
 POWER_OF_TWO_LAYOUTS = ("tp", "tep")
 """Multi-node layouts whose tensor-parallel size spans every GPU: it must divide the model's
 attention heads, so the node count is a power of two."""
@@ -60,7 +61,8 @@ class DeployType:
     volumes: Callable[[Context], list[str]] = lambda ctx: []
     packages: Callable[[Context], list[str]] = lambda ctx: []
     """Pip packages besides vLLM its commands need (the router, a KV connector)."""
-    notes: Callable[[Context], list[Note]] = lambda ctx: []
+    notes: Callable[[Context, list[Command]], list[Note]] = lambda ctx, commands: []
+    """Notes on running its commands (start order, ...), given the rendered commands."""
     reason: Callable[[Data, Data, str, str], str | None] = lambda c, r, h, v: None
     """Why this deploy type cannot serve the variant on the hardware (beyond the strategy's
     own hardware rules)."""
@@ -86,6 +88,12 @@ def _pd_packages(ctx: Context) -> list[str]:
     return [ROUTER_PACKAGE, CONNECTORS[ctx.selection[PD_CONNECTOR]].package]
 
 
+def _companion_packages(ctx: Context) -> list[str]:
+    """The package of the strategy's companion process, if it names one."""
+    companion = ctx.strategy.get("companion")
+    return [COMPANIONS[companion["role"]].package] if companion else []
+
+
 def _pd_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tuple[int, int]:
     total = pd_node_count(pd_pools(catalog, recipe, sel["hardware"], sel["variant"]))
     return total, total
@@ -93,7 +101,8 @@ def _pd_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tuple[int,
 
 DEPLOY_TYPES: dict[str, DeployType] = {
     d.name: d for d in (
-        DeployType("single_node", render_single_node, single_node_summary, host_network=False),
+        DeployType("single_node", render_single_node, single_node_summary, host_network=False,
+                   packages=_companion_packages, notes=companion_notes),
         DeployType("multi_node", render_multi_node, multi_node_summary, nodes_row=True,
                    node_range=_multi_node_range),
         DeployType("pd_cluster", render_pd, pd_summary, owns_kv_connector=True,

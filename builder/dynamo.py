@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
 from typing import TypedDict
 
-from .errors import SelectionError
+from .errors import SelectionError, quoted
 from .shell import format_lines, quote
 from .types import Data
 
@@ -175,7 +175,7 @@ def parse_query(data: Data, query: Mapping[str, str]) -> dict[str, str]:
             raise SelectionError(key, f"unknown key; valid keys: {', '.join(KEYS)}")
         if value not in valid[key]:
             raise SelectionError(
-                key, f"unknown value {value!r}; valid values: {', '.join(valid[key])}"
+                key, f"unknown value {quoted(value)}; valid values: {', '.join(valid[key])}"
             )
         explicit[key] = value
     return explicit

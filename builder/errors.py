@@ -1,8 +1,35 @@
-"""The one error the builder raises for a selection it cannot honour."""
+"""The one error the builder raises for a selection it cannot honour, and how its messages
+quote what they were given (the page, the JSON and the CLI show them)."""
 
 from __future__ import annotations
 
-__all__ = ["SelectionError"]
+__all__ = ["QUOTE_MAX", "SelectionError", "cut", "printable", "quoted", "shown"]
+
+QUOTE_MAX = 60
+"""A message quotes at most this many characters of a key or value it was given."""
+
+
+def cut(text: str, limit: int = QUOTE_MAX) -> str:
+    """`text`, cut to `limit` characters (the last one an ellipsis) when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """`text` with each character that does not print (a NUL, a line break, a bidi control)
+    written as its escape (`\\x00`), as `repr` writes it: what a page or a terminal can show."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def shown(text: str, limit: int = QUOTE_MAX) -> str:
+    """A given key or value in a message, unquoted: printable and cut to `limit`."""
+    return cut(printable(text), limit)
+
+
+def quoted(text: str, limit: int = QUOTE_MAX) -> str:
+    """`repr` of `text` cut to `limit` characters: how a message names a value it was given."""
+    return repr(cut(text, limit))
 
 
 class SelectionError(ValueError):
@@ -10,9 +37,10 @@ class SelectionError(ValueError):
 
     ``key`` is the selection key to blame (``hardware``, ``spec_decoding``, ...) and
     ``reason`` a sentence for a person: the CLI prints it, the page shows it as a tooltip.
+    The message quotes at most QUOTE_MAX characters of the key.
     """
 
     def __init__(self, key: str, reason: str) -> None:
-        super().__init__(f"{key}: {reason}")
+        super().__init__(f"{shown(key)}: {reason}")
         self.key = key
         self.reason = reason

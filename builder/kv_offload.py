@@ -6,7 +6,7 @@ a filesystem tier behind it.
 `OffloadingConnector`'s `--kv-transfer-config`, and a fixed `PYTHONHASHSEED` so block hashes
 (the file names) stay the same across restarts. Offered where the recipe's
 `kv_offload_support` lists the tier; not with strategies that own the KV connector
-(prefill/decode, KV store: see `deploy.py`).
+(prefill/decode, KV store: see `deploy.py`) nor with those that say `kv_offload: false`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def offload_reason(recipe: Data, strategy: Data, owns_connector: bool, tier: str
     if owns_connector:
         return (f"{strategy['display_name']} sets its own KV connector; "
                 f"{name} is for single- and multi-node strategies")
+    if strategy.get("kv_offload") is False:
+        return f"{strategy['display_name']} does not offer KV cache offloading"
     return None
 
 

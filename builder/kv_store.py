@@ -19,9 +19,12 @@ from __future__ import annotations
 import json
 import math
 
+from .arglist import ArgList
 from .compose import Context, builder_origin, serve_command, tool_command
+from .router import router_command
 from .summary import device_count, layout_text, parallel_sizes
 from .types import Command
+from .vocabulary import COMPANIONS
 
 __all__ = ["CONFIG_PATH", "kv_store_summary", "kv_store_volumes", "render_kv_store"]
 
@@ -29,7 +32,7 @@ MASTER_PORT = 50051
 STORE_PORT = 50052
 CONFIG_PATH = "/tmp/mooncake_config.json"
 STORE_CONNECTOR = {"kv_connector": "MooncakeStoreConnector", "kv_role": "kv_both"}
-ROUTER_PORT = 30000
+ROUTER_PORT = COMPANIONS["router"].port
 CENTRAL_POOL = "512GB"
 """Host memory the centralized store process contributes."""
 SEGMENT_PER_GPU = "32GB"
@@ -86,6 +89,7 @@ def render_kv_store(ctx: Context) -> list[Command]:
     args.set(origin, ctx.strategy["parallel_flag"], str(size))
     ctx.apply_overrides(args)
     ctx.apply_features(args)
+    ctx.apply_strategy_removals(args)
     store = builder_origin("kv_store", "every instance joins the Mooncake store", "kv store")
     args.set(store, "--kv-transfer-config", STORE_CONNECTOR)
     port = ctx.port(args)
@@ -97,12 +101,12 @@ def render_kv_store(ctx: Context) -> list[Command]:
             port=port, env=env,
         ))
     urls = [f"http://{_address(node)}:{port}" for node in range(ctx.nodes)]
-    commands.append(tool_command(
-        "router",
-        ["vllm-router", "--policy", "round_robin", "--worker-urls", *urls,
-         "--host", "0.0.0.0", "--port", str(ROUTER_PORT)],
-        label=f"Node 0: router (port {ROUTER_PORT})", port=ROUTER_PORT, head_len=3,
-    ))
+    router = ArgList()
+    router.extend(["--policy", "round_robin", "--worker-urls", *urls,
+                   "--host", "0.0.0.0", "--port", str(ROUTER_PORT)],
+                  builder_origin("kv_store", "the router in front of the instances", "router"))
+    commands.append(router_command(router, port=ROUTER_PORT,
+                                   label=f"Node 0: router (port {ROUTER_PORT})"))
     return commands
 
 

@@ -26,11 +26,15 @@ from .env import EnvMap
 from .summary import device_count, layout_text
 from .types import Command
 
-__all__ = ["DP_RPC_PORT", "Placement", "multi_node_summary", "placement_args", "render_multi_node",
-           "server_commands", "size_args"]
+__all__ = ["DP_RPC_PORT", "RANK_FLAGS", "Placement", "multi_node_summary", "placement_args",
+           "render_multi_node", "server_commands", "size_args"]
 
 DP_RPC_PORT = 13345
 HEAD_IP = "$HEAD_IP"
+RANK_FLAGS = ("--node-rank", "--data-parallel-start-rank")
+"""The options `placement_args` gives a value that is the node's rank times a step (1, or
+the data-parallel ranks per node): the only words that differ between worker nodes, so one
+template fills them in from the rank (a Kubernetes LeaderWorkerSet, `deploy_files.py`)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ def render_multi_node(ctx: Context) -> list[Command]:
                                 "every rank", "placement"), "--enable-expert-parallel")
     ctx.apply_overrides(args)
     ctx.apply_features(args)
+    ctx.apply_strategy_removals(args)
     return server_commands(
         ctx, args, placement,
         role="head", worker_role="worker",

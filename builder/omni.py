@@ -27,8 +27,8 @@ from .omni_tasks import TASK, omni_task, task_ids
 from .types import Command, Data, Request
 from .vocabulary import OMNI_KINDS
 
-__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "server_gpus",
-           "task_ids", "task_reason"]
+__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "request_parts",
+           "server_gpus", "task_ids", "task_reason", "with_model"]
 
 OMNI_FLAG = "--omni"
 HOST = "localhost"
@@ -106,6 +106,20 @@ def omni_summary(ctx: Context, commands: list[Command]) -> str:
     return f"{ctx.hw['display_name']} · vLLM-Omni · {label} · {ctx.variant_label}"
 
 
+def request_parts(task: Data) -> tuple[str, Data | None, Data | None]:
+    """(endpoint, form fields, JSON body) of the request that exercises `task` (one of the
+    two is None): the task's `request` over its kind's defaults (`vocabulary.OMNI_KINDS`).
+    A task whose `request` is a whole `curl` has none (the caller uses the curl)."""
+    kind = OMNI_KINDS[task["kind"]]
+    given: Data = task.get("request") or {}
+    endpoint = given.get("endpoint") or kind.endpoint
+    form = given.get("form")
+    body = given.get("json_body")
+    if form is None and body is None:
+        form, body = kind.form, kind.json_body
+    return endpoint, form, body
+
+
 def omni_request(ctx: Context, command: Command) -> Request:
     """The request that exercises the selected task on the server `command` starts."""
     task, _ = _task(ctx)
@@ -114,13 +128,9 @@ def omni_request(ctx: Context, command: Command) -> Request:
     label = task.get("label") or kind.label
     if given.get("curl"):
         return {"label": label, "text": given["curl"].strip()}
-    endpoint = given.get("endpoint") or kind.endpoint
+    endpoint, form, body = request_parts(task)
     url = f"http://{HOST}:{command['port'] or 8000}{endpoint}"
     output = given.get("output", kind.output)
-    form = given.get("form")
-    body = given.get("json_body")
-    if form is None and body is None:
-        form, body = kind.form, kind.json_body
     lines = [f"curl -X POST {url}"]
     tail = ""
     if form is not None:
@@ -130,9 +140,7 @@ def omni_request(ctx: Context, command: Command) -> Request:
         elif output:
             lines.append(f"--output {output}")
     else:
-        payload: dict[str, Any] = dict(body or {})
-        if endpoint in ("/v1/chat/completions", "/v1/audio/speech") and "model" not in payload:
-            payload = {"model": command["argv"][2], **payload}
+        payload = with_model(endpoint, body or {}, command["argv"][2])
         lines += ['-H "Content-Type: application/json"',
                   f"-d {shlex.quote(json.dumps(payload, indent=2, ensure_ascii=False))}"]
         if output and kind.decode:
@@ -140,3 +148,14 @@ def omni_request(ctx: Context, command: Command) -> Request:
         elif output:
             lines.append(f"--output {output}")
     return {"label": label, "text": " \\\n  ".join(lines) + tail}
+
+
+MODEL_ENDPOINTS = ("/v1/chat/completions", "/v1/audio/speech")
+"""Endpoints whose requests name the model (the others serve the one model there is)."""
+
+
+def with_model(endpoint: str, body: Data, model: str) -> dict[str, Any]:
+    """`body`, naming `model` first where the endpoint wants it and the body does not."""
+    if endpoint in MODEL_ENDPOINTS and "model" not in body:
+        return {"model": model, **body}
+    return dict(body)

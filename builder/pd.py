@@ -29,12 +29,13 @@ from functools import cached_property
 from typing import Any
 
 from .arglist import ArgList
-from .compose import Context, builder_origin, tool_command
+from .compose import Context, builder_origin
 from .hardware_keys import ranked
 from .multi_node import Placement, server_commands, size_args
+from .router import router_command
 from .summary import device_count, layout_text
 from .types import Command, Data, Note, Origin
-from .vocabulary import CONNECTORS
+from .vocabulary import COMPANIONS, CONNECTORS
 
 __all__ = [
     "PD_CONNECTOR",
@@ -52,7 +53,7 @@ POOLS = ("prefill", "decode")
 NAMES = {"prefill": "Prefill", "decode": "Decode"}
 DEFAULT_PORTS = {"prefill": 8000, "decode": 8001}
 ADDRESSES = {"prefill": "$PREFILL_IP", "decode": "$DECODE_IP"}
-ROUTER_PORT = 30000
+ROUTER_PORT = COMPANIONS["router"].port
 
 
 @dataclass(frozen=True)
@@ -272,10 +273,7 @@ def _router(ctx: Context, pools: list[Pool], connector_id: str, merge: PdMerge) 
         args.set(origin, "--intra-node-data-parallel-size", str(min(local_dp)))
     args.set(origin, "--kv-connector", connector_id)
     args.extend(merge.values.get("router_args", []), merge.origin(ctx, "router_args", "router"))
-    command = tool_command("router", ["vllm-router", *args.tokens()],
-                           label=f"Router (port {ROUTER_PORT})", port=ROUTER_PORT, head_len=3)
-    command["sources"]["args"] = args.sources()
-    return command
+    return router_command(args, port=ROUTER_PORT, label=f"Router (port {ROUTER_PORT})")
 
 
 def pd_volumes(ctx: Context) -> list[str]:
@@ -298,7 +296,7 @@ def pd_summary(ctx: Context, commands: list[Command]) -> str:
     return f"{where} · PD · {' · '.join(parts)} · {connector} · {ctx.variant_label}"
 
 
-def pd_notes(ctx: Context) -> list[Note]:
+def pd_notes(ctx: Context, commands: list[Command]) -> list[Note]:
     connector = CONNECTORS[ctx.selection.get(PD_CONNECTOR, next(iter(CONNECTORS)))]
     return [{
         "title": "Start order",

@@ -27,7 +27,7 @@ from typing import Any
 
 from .compose import Context
 from .deploy import DEPLOY_TYPES, MAX_NODES, POWER_OF_TWO_LAYOUTS, deploy_type
-from .errors import SelectionError
+from .errors import SelectionError, quoted
 from .hardware_keys import most_specific, names
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
@@ -52,9 +52,9 @@ from .vocabulary import (
     feature_label,
 )
 
-__all__ = ["FIXED_KEYS", "MAX_NODES", "choices", "node_memory_gb", "node_range",
-           "offered_hardware", "parse_query", "recipe_strategies", "resolve", "strategy_reason",
-           "unavailable"]
+__all__ = ["FIXED_KEYS", "MAX_NODES", "canonical_query", "choices", "node_memory_gb",
+           "node_range", "offered_hardware", "parse_query", "recipe_strategies",
+           "renamed_variants", "resolve", "strategy_reason", "unavailable"]
 
 FIXED_KEYS = ("hardware", "variant", "strategy", "nodes", "frontend", "install")
 AVAILABLE = ("verified", "supported", "experimental")
@@ -113,6 +113,25 @@ def choices(catalog: Data, recipe: Data, offered: list[str] | None = None
     return result
 
 
+def renamed_variants(recipe: Data) -> dict[str, str]:
+    """Earlier variant id → the variant's id now (each variant's `aliases`)."""
+    return {alias: vid for vid, variant in recipe["variants"].items()
+            for alias in variant.get("aliases", ())}
+
+
+def canonical_query(recipe: Data, query: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """`query` with an earlier variant id (`variant=dspark`) replaced by the variant's id now,
+    and one notice per replacement that names the new id: the rule the CLI, the page and the
+    JSON links share."""
+    renamed = renamed_variants(recipe)
+    value = query.get("variant")
+    if value is None or value not in renamed:
+        return dict(query), []
+    new = renamed[value]
+    return ({**query, "variant": new},
+            [f"variant={value} is now variant={new}; showing variant={new}"])
+
+
 def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
                 valid: Mapping[str, list[str]] | None = None) -> dict[str, str]:
     """Check keys and values exist; raises SelectionError naming the key and the valid values.
@@ -129,7 +148,7 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
                                       f"offered on {names}")
         if value not in valid[key]:
             raise SelectionError(
-                key, f"unknown value {value!r}; valid values: {', '.join(valid[key])}"
+                key, f"unknown value {quoted(value)}; valid values: {', '.join(valid[key])}"
             )
         explicit[key] = value
     return explicit

@@ -53,6 +53,8 @@ class Command(TypedDict):
     label: str
     """A heading for the block ("Node 1 (worker)", "Prefill", ...)."""
     argv: list[str]
+    """The command's words for a shell: `~` and `$NAME` in them are the shell's to expand
+    (docs/api.md); `docker_argv` the same."""
     env: dict[str, str]
     text: str
     """The command alone, one option per line."""
@@ -69,6 +71,8 @@ class Dependency(TypedDict):
     note: str
     command: str
     optional: bool
+    provides: list[str]
+    """Paths the step leaves where `vllm serve` starts (or, mounted, inside its container)."""
 
 
 class InstallChoice(TypedDict):
@@ -77,8 +81,12 @@ class InstallChoice(TypedDict):
     reason: str | None
     dependencies: list[Dependency]
     """Extra steps after installing vLLM, in order (required and optional)."""
+    provides: list[str]
+    """Paths the commands name that the install itself provides (the image's examples/)."""
     note: str | None
     """The recipe's note for this install method."""
+    checked_with: str | None
+    """"checked with vLLM <release>", and the build it installs when that is another one."""
 
 
 class Request(TypedDict):
@@ -109,3 +117,5 @@ class Result(TypedDict):
     """A request to try the server with (generation models), or None."""
     copy_text: str
     """Everything the page's copy-all button copies for the selected install method."""
+    vllm_version: str
+    """The vLLM release whose `vllm serve` parser the commands were checked with."""

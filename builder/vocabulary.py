@@ -1,5 +1,6 @@
 """The builder's vocabularies, one registry each: selection keys, frontends, install methods,
-prefill/decode KV connectors, KV offload tiers, command roles, precision rules.
+prefill/decode KV connectors, KV offload tiers, command roles, companion processes (the
+router), precision rules.
 
 Everything that lists these (the page's rows and labels, the CLI's help, the README and the
 API page, the schema's reserved names) reads them from here.
@@ -12,7 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "COMPANIONS",
     "CONNECTORS",
+    "FOREIGN_KEYS",
+    "FOREIGN_PREFIXES",
     "FRONTENDS",
     "INSTALL_METHODS",
     "OFF",
@@ -22,15 +26,20 @@ __all__ = [
     "PRECISION_HARDWARE",
     "ROLES",
     "SELECTION_KEYS",
+    "SERVE_PORT",
+    "CompanionKind",
     "Connector",
     "Frontend",
     "OffloadTier",
     "OmniKind",
     "SelectionKey",
     "feature_label",
+    "is_foreign",
 ]
 
 OFF, ON = "off", "on"
+SERVE_PORT = 8000
+"""`vllm serve`'s port when no `--port` is given."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,17 @@ SELECTION_KEYS: dict[str, SelectionKey] = {
 }
 """The builder's own selection keys; every feature id of a recipe is a key too (on, off or a
 mode name)."""
+
+FOREIGN_KEYS = ("h", "q")
+"""URL keys the theme sets (mkdocs-material: `h` highlights search terms, `q` a search)."""
+FOREIGN_PREFIXES = ("dynamo_",)
+"""URL key prefixes of other widgets on a model page (the Dynamo deployment widget)."""
+
+
+def is_foreign(key: str) -> bool:
+    """A URL key of the theme or of another widget: the builder's page leaves it alone, and a
+    recipe may not name a feature so (it could never be toggled from the page's URL)."""
+    return key in FOREIGN_KEYS or key.startswith(FOREIGN_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -134,6 +154,26 @@ ROLES: dict[str, str] = {
     "store": "Mooncake store",
 }
 """Command roles → the tab label of their blocks."""
+
+@dataclass(frozen=True)
+class CompanionKind:
+    """A process the builder starts beside vLLM servers (its role is a key of `ROLES`)."""
+
+    label: str
+    """Its name in summaries and notes."""
+    program: str
+    """The executable its command starts with."""
+    package: str
+    """The pip package that installs it (outside the vLLM containers)."""
+    port: int
+    """Its own default port (where a layout does not pick one)."""
+
+
+COMPANIONS: dict[str, CompanionKind] = {
+    "router": CompanionKind("vLLM Router", "vllm-router", "vllm-router", 30000),
+}
+"""Companion processes by role: the router in front of prefill/decode pools, KV-store
+instances and a strategy's engine (a strategy's `companion.role`)."""
 
 PRECISION_HARDWARE: dict[str, str] = {"nvfp4": "blackwell", "fp4": "blackwell"}
 """Precisions that run on one hardware key only, unless a variant's `precision_hardware` says

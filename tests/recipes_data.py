@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -28,8 +30,15 @@ def builder_recipe(hf_id: str) -> dict[str, Any]:
     return catalog().builder_recipe(hf_id)
 
 
+def active_recipes() -> dict[str, Any]:
+    """hf_id → validated recipe, for the recipes that give commands (not retired)."""
+    return {h: r for h, r in catalog().recipes.items() if r.retired is None}
+
+
 def hf_ids() -> list[str]:
-    return list(catalog().recipes)
+    """The recipes that give commands (retired ones have a page and no command:
+    tests/test_retired_and_aliases.py)."""
+    return [h for h, r in catalog().recipes.items() if r.retired is None]
 
 
 def grid() -> Iterator[tuple[str, str, str, str]]:
@@ -41,3 +50,25 @@ def grid() -> Iterator[tuple[str, str, str, str]]:
             for hardware in data["hardware"]:
                 for strategy in data["strategies"]:
                     yield hf_id, variant, hardware, strategy
+
+
+def small_tree(tmp_path: Path, models: dict[str, str]) -> Path:
+    """A recipe tree with the real hardware and strategies and the given recipes (hf_id →
+    YAML text; the guide is copied when the real recipe has one)."""
+    tree = tmp_path / "recipes"
+    tree.mkdir()
+    for name in ("hardware.yaml", "schema.json"):
+        shutil.copy(RECIPES / name, tree / name)
+    shutil.copytree(RECIPES / "strategies", tree / "strategies")
+    for name in ("configurations", "deployments"):
+        (tree / name).mkdir()
+        shutil.copy(RECIPES / name / "schema.json", tree / name / "schema.json")
+    for hf_id, text in models.items():
+        path = tree / "models" / f"{hf_id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # The recipes it links to are not in this tree (check refuses a link to none).
+        path.write_text(re.sub(r"(?m)^  related_recipes: \[.*\]\n", "", text))
+        guide = RECIPES / "models" / f"{hf_id}.md"
+        if guide.is_file():
+            shutil.copy(guide, path.with_suffix(".md"))
+    return tree

@@ -14,7 +14,7 @@ import pytest
 
 from site_plugins.recipes.browse import compact, parameter_total, size_bucket
 from tests.htmltree import Node, parse
-from tests.recipes_data import catalog
+from tests.recipes_data import active_recipes
 from tests.sitebuild import BuiltSite
 
 # Total parameters, as a reader of the catalogue counts them, per bucket (lower bound kept).
@@ -103,7 +103,7 @@ def expected_size(parameter_count: str) -> str:
 
 
 def expected_facets(hf_id: str, runs_on: dict[str, set[str]]) -> dict[str, Any]:
-    recipe = catalog().recipes[hf_id]
+    recipe = active_recipes()[hf_id]
     return {
         "task": list(recipe.meta.tasks),
         "hardware": runs_on.get(hf_id, set()),
@@ -118,9 +118,9 @@ def expected_facets(hf_id: str, runs_on: dict[str, set[str]]) -> dict[str, Any]:
 def test_every_recipe_has_one_card_with_its_facets(home: Node,
                                                    runs_on: dict[str, set[str]]) -> None:
     cards = cards_by_id(home)
-    assert set(cards) == set(catalog().recipes)
+    assert set(cards) == set(active_recipes())
     for hf_id, card in cards.items():
-        recipe = catalog().recipes[hf_id]
+        recipe = active_recipes()[hf_id]
         assert card.find("a", "rcp-card-link").text == recipe.meta.title
         assert recipe.meta.description in card.find("p", "rcp-card-desc").text
         assert recipe.model.parameter_count in card.find("ul", "rcp-card-facts").text
@@ -187,14 +187,15 @@ def option_counts(home: Node, name: str) -> dict[str, tuple[str, int]]:
 @pytest.mark.site
 def test_filter_counts_are_what_the_recipes_say(home: Node,
                                                 runs_on: dict[str, set[str]]) -> None:
-    recipes = catalog().recipes
+    recipes = active_recipes()
     expected: dict[str, Counter[str]] = {}
     for hf_id in recipes:
         for key, values in expected_facets(hf_id, runs_on).items():
             expected.setdefault(key, Counter()).update(values)
     form = home.find("form", "rcp-filters")
     names = [select.attrs["name"] for select in form.find_all("select")]
-    assert names == ["task", "hardware", "precision", "arch", "size", "provider"]
+    assert names == ["task", "hardware", "precision", "arch", "size", "provider", "sort"]
+    names.remove("sort")
     for name in names:
         shown = option_counts(home, name)
         assert shown.pop("")[1] == len(recipes), name
@@ -206,14 +207,16 @@ def test_filter_counts_are_what_the_recipes_say(home: Node,
     assert option_counts(home, "arch")["moe"][0] == "MoE"
     assert option_counts(home, "precision")["nvfp4"][0] == "NVFP4"
     assert form.find("input", name="search")
-    assert "checked" in form.find("input", name="group").attrs
+    sort = form.find("select", name="sort")
+    assert [(o.attrs["value"], "selected" in o.attrs) for o in sort.find_all("option")] == [
+        ("provider", True), ("newest", False), ("name", False)]
     count = home.find("p", "rcp-count")
     assert count.text == f"{len(recipes)} of {len(recipes)} models"
 
 
 @pytest.mark.site
 def test_cards_are_grouped_by_provider(home: Node) -> None:
-    recipes = catalog().recipes
+    recipes = active_recipes()
     providers = Counter(r.meta.provider for r in recipes.values())
     groups = home.find_all("section", "rcp-group")
     titles = []
@@ -234,9 +237,45 @@ def test_cards_are_grouped_by_provider(home: Node) -> None:
 @pytest.mark.site
 def test_search_text_holds_ids_names_and_providers(home: Node) -> None:
     for hf_id, card in cards_by_id(home).items():
-        recipe = catalog().recipes[hf_id]
+        recipe = active_recipes()[hf_id]
         text = card.attrs["data-text"]
         words = [hf_id, recipe.meta.title, recipe.meta.provider]
         words += [v.model_id for v in recipe.variants.values() if v.model_id]
         for word in words:
             assert compact(word) in text.split("|"), (hf_id, word)
+
+
+@pytest.mark.site
+def test_each_card_carries_its_place_in_every_sort(home: Node) -> None:
+    """`--rcp-o-newest` orders by date_added (newest first), `--rcp-o-name` by title in
+    natural order: checked against the recipes' own dates and titles."""
+    recipes = active_recipes()
+    places: dict[str, dict[str, int]] = {}
+    for hf_id, card in cards_by_id(home).items():
+        style = dict(part.split(": ") for part in card.attrs["style"].split("; "))
+        places[hf_id] = {key.removeprefix("--rcp-o-"): int(v) for key, v in style.items()}
+    assert set(places) == set(recipes)
+    for sort in ("provider", "newest", "name"):
+        assert sorted(p[sort] for p in places.values()) == list(range(len(recipes))), sort
+    newest = sorted(recipes, key=lambda h: places[h]["newest"])
+    dates = [str(recipes[h].meta.date_added) for h in newest]
+    assert dates == sorted(dates, reverse=True)
+    by_name = sorted(recipes, key=lambda h: places[h]["name"])
+    assert by_name.index("Qwen/Qwen3-4B") < by_name.index("Qwen/Qwen3-32B")  # 4 before 32
+    provider = sorted(recipes, key=lambda h: places[h]["provider"])
+    order = [recipes[h].meta.provider.lower() for h in provider]
+    assert order == sorted(order)
+
+
+@pytest.mark.site
+def test_new_badge_marks_recipes_added_in_the_last_60_days(home: Node) -> None:
+    import datetime
+
+    recipes = active_recipes()
+    today = max(datetime.date.fromisoformat(str(getattr(r.meta, key)))
+                for r in recipes.values() for key in ("date_added", "date_updated"))
+    for hf_id, card in cards_by_id(home).items():
+        added = datetime.date.fromisoformat(str(recipes[hf_id].meta.date_added))
+        badges = card.find_all("span", "rcp-new")
+        assert len(badges) == ((today - added).days <= 60), hf_id
+    assert any(card.find_all("span", "rcp-new") for card in cards_by_id(home).values())

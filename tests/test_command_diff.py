@@ -283,9 +283,18 @@ def test_the_builders_own_text_diffs_as_equal(hf_id: str) -> None:
         for block in result["commands"]:
             if block["argv"][:2] != ["vllm", "serve"]:
                 continue
-            ours = parse_argv(block["argv"], block["env"])
-            ours["image"] = result["docker_image"]
-            for text in filter(None, (block["shell"], block["docker_text"])):
+            # The Docker form names the container's paths (builder/files.py): what follows
+            # its image is its own argv.
+            docker = block["docker_argv"] or []
+            inside = docker[docker.index(result["docker_image"]) + 1:] if docker else []
+            inside = inside[2:] if inside[:2] == ["vllm", "serve"] else inside
+            forms = [(block["argv"], block["shell"]),
+                     (["vllm", "serve", *inside], block["docker_text"])]
+            for argv, text in forms:
+                if not text:
+                    continue
+                ours = parse_argv(argv, block["env"])
+                ours["image"] = result["docker_image"]
                 diff = diff_commands(ours, parse_command(text))
                 statuses = {e["status"] for e in entries(diff).values()}
                 assert statuses == {"equal"}, (selection, text)

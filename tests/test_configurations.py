@@ -150,7 +150,7 @@ FILE = "recipes/configurations/aa-agentperf-deepseek-v4.1-flash.yaml"
     ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    colour: blue\n",
      f"{FILE}: configurations.0.colour: unknown key (not in the schema; check the spelling)"),
     ("    submitter: NVIDIA\n", "    submitter: NVIDIA\n    submitter: AMD\n",
-     f"{FILE}: line 51, column 5: duplicate key 'submitter'"),
+     f"{FILE}:51: column 5: duplicate key 'submitter'"),
 ])
 def test_bad_data_is_one_line_per_problem(tmp_path: Path, old: str, new: str,
                                           error: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import pytest
 
@@ -113,7 +113,10 @@ def test_model_pages_have_the_compare_box_and_v41_its_configurations(
     for hf_id in hf_ids():
         doc = html(built_site, hf_id)
         (box,) = doc.find_all("div", "cmp-box")
-        assert box.attrs["data-recipe-json"] == f"/{hf_id}.json"
+        # Relative to the page (issue 24.3: the site works under a sub-path).
+        page = f"http://site/{hf_id}/"
+        assert urljoin(page, box.attrs["data-recipe-json"]) == f"http://site/{hf_id}.json"
+        assert urljoin(page, box.attrs["data-catalog-json"]) == "http://site/builder-catalog.json"
         assert (built_site.root / f"{hf_id}.json").is_file()
         assert box.find("textarea", "cmp-input") is not None
         items = doc.find_all("li", "cfg-model-item")
@@ -124,7 +127,9 @@ def test_model_pages_have_the_compare_box_and_v41_its_configurations(
     doc = html(built_site, V41)
     links = doc.find_all("a", "cfg-open")
     assert len(links) == 18
-    assert all(a.attrs["href"].startswith(f"/{V41}/?hardware=") for a in links)
+    assert all(urljoin(f"http://site/{V41}/", a.attrs["href"]).startswith(
+        (f"http://site/{V41}/?hardware=", f"http://site/{V41}/index.html?hardware="))
+        for a in links)
 
 
 def test_invalid_configuration_fails_the_build(tmp_path: Path) -> None:

@@ -8,14 +8,17 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shlex
 from collections.abc import Iterator
 from xml.etree import ElementTree
 
 import pytest
 
+from builder.api import Builder
+from builder.view import page_state
 from tests.htmltree import Node, parse
-from tests.recipes_data import catalog
+from tests.recipes_data import active_recipes, builder_catalog, builder_recipe, catalog
 from tests.sitebuild import BuiltSite
 from vllm_recipes.cli import main as cli_main
 
@@ -27,7 +30,7 @@ PRIMARY = ("serve", "head")
 
 def every_id() -> Iterator[tuple[str, str, str]]:
     """(id, recipe hf_id, variant id) for every recipe and every variant with its own id."""
-    for hf_id, recipe in catalog().recipes.items():
+    for hf_id, recipe in active_recipes().items():
         yield hf_id, hf_id, "default"
         for variant_id, variant in recipe.variants.items():
             if variant.model_id and variant.model_id != hf_id:
@@ -36,6 +39,9 @@ def every_id() -> Iterator[tuple[str, str, str]]:
 
 def argv_of(text: str) -> list[str]:
     """The command in shell text: from `vllm serve` or `docker run` on (exports dropped)."""
+    # The CLI prints the install block first: the command starts at its own line.
+    first = re.search(r"^(vllm serve|docker run)\b", text, re.M)
+    text = text[first.start():] if first else text
     # shlex keeps a backslash-newline as a newline word; the shell drops it (a continuation).
     words = shlex.split(text.replace("\\\n", " "), comments=True)
     for start in range(len(words) - 1):
@@ -45,10 +51,18 @@ def argv_of(text: str) -> list[str]:
 
 
 def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    code, out, _ = cli_with_errors(*args)
+    return code, out
+
+
+def cli_with_errors(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli_main(list(args))
-    return code, out.getvalue()
+    text = out.getvalue()
+    if text.startswith("# Install ("):  # the install block, then the commands
+        text = text.partition("\n\n")[2]
+    return code, text, err.getvalue()
 
 
 def page(site: BuiltSite, model_id: str) -> Node:
@@ -79,14 +93,13 @@ def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite
         command = load(built_site, f"/{model_id}.json")["recommended_command"]
         install = command["selection"]["install"]
         expected = command["docker_argv"] if install == "docker" else command["argv"]
-        blocks = [b for b in printed.split("\n\n") if "vllm serve" in b or "docker run" in b]
-        assert argv_of(blocks[0]) == expected, model_id
+        assert first_command(printed) == expected, model_id
         assert argv_of(html_command(page(built_site, model_id))) == expected, model_id
         assert command["variant"] == variant_id, model_id
         code, as_json = cli(model_id, "--json")
         assert json.loads(as_json)["selection"] == command["selection"], model_id
         checked += 1
-    assert checked == sum(1 for _ in every_id()) > len(catalog().recipes)
+    assert checked == sum(1 for _ in every_id()) > len(active_recipes())
 
 
 def test_selection_is_typed_alike_in_cli_json_and_endpoints(built_site: BuiltSite) -> None:
@@ -162,3 +175,62 @@ def test_sitemap_lists_pages_twins_and_llms_files(built_site: BuiltSite) -> None
     for model_id, hf_id, _ in every_id():
         assert f"http://127.0.0.1:8000/{model_id}.md" in urls
         assert f"http://127.0.0.1:8000/{hf_id}/" in urls
+
+
+BAD_VARIANTS = ("bogus", "constructor", "default\x00")
+
+
+def first_command(text: str) -> list[str]:
+    """The argv of the first command block of what the CLI prints (or a page's copy text):
+    the install block before it may name `vllm serve` in a comment, but runs no command."""
+    for block in text.split("\n\n"):
+        try:
+            return argv_of(block)
+        except AssertionError:
+            continue
+    raise AssertionError(f"no command in {text!r}")
+
+
+def with_base(base: dict[str, str], pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The query a variant page sends for its URL's pairs (recipe-builder.js withBase)."""
+    given = {k for k, _ in pairs}
+    return [*((k, v) for k, v in base.items() if k not in given), *pairs]
+
+
+def test_variant_pages_answer_every_variant_as_the_cli_does() -> None:
+    """Issue 24.2, one rule: on a variant's page, `?variant=<v>` for every variant of its
+    recipe shows what `vllm-recipes <variant id> variant=<v>` prints; a bad value is refused by
+    the CLI (exit 2) and dropped by the page with the same reason, which then shows the page's
+    own checkpoint (the CLI's answer without variant=); and the URL the page writes back
+    reloads to the same command."""
+    walked = 0
+    for model_id, hf_id, variant_id in every_id():
+        if model_id == hf_id:
+            continue
+        recipe, base = builder_recipe(hf_id), {"variant": variant_id}
+        builder = Builder(builder_catalog(), recipe)
+        code, own = cli(model_id)
+        assert code == 0, model_id
+        own_argv = first_command(own)
+        bad = BAD_VARIANTS if model_id == "nvidia/DeepSeek-V4-Flash-NVFP4" else BAD_VARIANTS[:1]
+        for value in (*catalog().recipes[hf_id].variants, *bad):
+            url = [("variant", value)]
+            state = page_state(builder_catalog(), recipe, with_base(base, url), builder,
+                               base=base)
+            shown = first_command(state["result"]["copy_text"])
+            code, printed, err = cli_with_errors(model_id, f"variant={value}")
+            if code == 0:
+                assert shown == first_command(printed), (model_id, value)
+                assert not state["notice"], (model_id, value, state["notice"])
+            else:
+                assert code == 2, (model_id, value, err)
+                reason = err.strip().split(": ", 1)[1]
+                assert reason in state["notice"], (model_id, value, err, state["notice"])
+                assert shown == own_argv, (model_id, value)
+            written = [(k, v) for k, v in state["explicit"].items() if base.get(k) != v]
+            again = page_state(builder_catalog(), recipe, with_base(base, written), builder,
+                               base=base)
+            assert again["result"]["copy_text"] == state["result"]["copy_text"], (model_id,
+                                                                                  value)
+            walked += 1
+    assert walked > 2 * sum(1 for m, h, _ in every_id() if m != h)

@@ -13,11 +13,12 @@ from urllib.parse import urlsplit
 import pytest
 
 from builder.api import build
+from builder.view import page_state
 from site_plugins.recipes._safe_markdown import safe_href
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path
 from tests.htmltree import Node, parse
-from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog
+from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog, hf_ids
 from tests.sitebuild import BuiltSite
 from tests.sitebuild import build as build_site
 
@@ -53,7 +54,7 @@ def shown_text(result: dict) -> list[str]:
 
 
 @pytest.mark.site
-@pytest.mark.parametrize("hf_id", list(catalog().recipes))
+@pytest.mark.parametrize("hf_id", hf_ids())
 def test_model_page_shows_the_default_command(built_site: BuiltSite, hf_id: str) -> None:
     doc = page(built_site, hf_id)
     mount = doc.find("div", "rb-mount")
@@ -73,11 +74,11 @@ def test_model_page_shows_the_default_command(built_site: BuiltSite, hf_id: str)
 
 
 @pytest.mark.site
-@pytest.mark.parametrize("hf_id", list(catalog().recipes))
+@pytest.mark.parametrize("hf_id", hf_ids())
 def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id: str) -> None:
     recipe = catalog().recipes[hf_id]
     doc = page(built_site, hf_id)
-    assert doc.find("h1").text == recipe.meta.title
+    assert [h1.text for h1 in doc.find_all("h1")] == [recipe.meta.title]
     assert doc.find("title").text.startswith(recipe.meta.title)
     hero = doc.find("header", "rcp-hero")
     assert recipe.meta.description.strip() in hero.text
@@ -105,6 +106,81 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
         assert heading.strip() in headings
 
 
+
+
+@pytest.mark.site
+def test_every_page_has_one_title(built_site: BuiltSite) -> None:
+    """Issue 25.1: the theme adds its own <h1> only where the page has none (a model page's
+    and a variant page's is in the hero)."""
+    counts = {str(path.relative_to(built_site.root)): len(re.findall(
+        r"<h1[\s>]", path.read_text(encoding="utf-8")))
+        for path in built_site.root.rglob("*.html") if path.parts[-2] != "assets"}
+    assert len(counts) > 300
+    assert {path: n for path, n in counts.items() if n != 1} == {}
+
+
+FIRST_SCREEN = ("Qwen/Qwen3-8B", "deepseek-ai/DeepSeek-V4.1-Flash",
+                "meta-llama/Llama-3.1-8B-Instruct")
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("path", [*FIRST_SCREEN, "deepseek-ai/DeepSeek-V4.1-Flash-1017"])
+def test_the_states_one_click_away_are_the_builders(built_site: BuiltSite, path: str) -> None:
+    """Issue 25.6: the <template> the mount names holds, for each click of the widget, the
+    HTML CPython's page_state gives for that query (the page only looks it up)."""
+    doc = page(built_site, path)
+    mount = doc.find("div", "rb-mount")
+    template = doc.find("template", id=mount.attrs["data-next"])
+    data = json.loads(template.text)
+    hf_id = mount.attrs["data-hf-id"]
+    base = json.loads(mount.attrs.get("data-base") or "[]")
+    assert len(data["states"]) >= 10
+    for query, known in data["states"].items():
+        pairs = json.loads(query)
+        assert pairs[:-1] == [p for p in base if p[0] != pairs[-1][0]], query
+        want = page_state(builder_catalog(), builder_recipe(hf_id), pairs)
+        html = "".join(part for item in known["html"] for part in (
+            data["parts"][item[0]:item[1] + 1] if isinstance(item, list)
+            else [data["parts"][item]]))
+        assert (html, known["explicit"]) == (want["html"], want["explicit"]), query
+
+
+def _assets(site: BuiltSite, path: str) -> set[str]:
+    """The site paths of the scripts and stylesheets a built page names."""
+    html = (site.root / path / "index.html").read_text(encoding="utf-8")
+    found = set()
+    for href in re.findall(r'<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+\.(?:js|css))"', html):
+        found.add(posixpath.normpath(posixpath.join(path, href)).lstrip("./"))
+    return found
+
+
+OWN = {
+    "home": {"stylesheets/browse.css", "javascripts/browse.js"},
+    "model": {"stylesheets/builder.css", "stylesheets/configurations.css",
+              "javascripts/recipe-builder.js", "javascripts/compare.js"},
+    "dynamo": {"stylesheets/dynamo.css", "javascripts/dynamo.js"},
+    "configurations": {"stylesheets/configurations.css", "javascripts/configurations.js"},
+}
+EVERY_PAGE = {"stylesheets/recipes.css", "javascripts/site.js"}
+
+
+@pytest.mark.site
+@pytest.mark.parametrize(("path", "kinds"), [
+    ("", ("home",)),
+    ("api", ()),
+    ("configurations", ("configurations",)),
+    ("Qwen/Qwen3-8B", ("model",)),
+    ("deepseek-ai/DeepSeek-V4.1-Flash", ("model", "dynamo")),
+    ("deepseek-ai/DeepSeek-V4.1-Flash-1017", ("model", "dynamo")),
+])
+def test_each_page_names_its_own_scripts_and_styles(built_site: BuiltSite, path: str,
+                                                     kinds: tuple[str, ...]) -> None:
+    """Issue 25.5: a page names the site-wide files and its own kinds', no other page's."""
+    named = _assets(built_site, path)
+    own = EVERY_PAGE.union(*(OWN[kind] for kind in kinds))
+    others = set().union(*OWN.values()) - own
+    assert own <= named, path
+    assert named & others == set(), path
 
 
 # ------------------------------------------------------------------ hostile recipe strings
@@ -137,6 +213,12 @@ def _no_markup_from_recipe(html: str, where: str) -> None:
         for name, value in node.attrs.items():
             assert not name.startswith("on"), f"{where}: <{node.tag} {name}>"
             if name in {"href", "src"} and value is not None:
+                # A deployment file's Download link carries the file as base64 data: no markup
+                # can come out of it (builder/files_view.py).
+                if (node.tag == "a" and "download" in node.attrs
+                        and re.fullmatch(r"data:application/(yaml|json);base64,[A-Za-z0-9+/=]*",
+                                         value)):
+                    continue
                 assert safe_href(value) is not None, f"{where}: <{node.tag} {name}={value!r}>"
 
 

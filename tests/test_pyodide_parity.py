@@ -17,6 +17,7 @@ from builder.view import page_state
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 
 NODE = shutil.which("node") or "/usr/bin/node"
+COMPANION_CASE = "deepseek-ai/DeepSeek-R1 + single_node_dpa_tp"
 PYODIDE = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
 
 # Runs in Node from the repo root, so `import "pyodide"` resolves to node_modules/pyodide.
@@ -86,6 +87,12 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
     catalog = json.loads(json.dumps(builder_catalog()))
     recipes = {hf_id: json.loads(json.dumps(builder_recipe(hf_id))) for hf_id in hf_ids()}
     cases = _cases(catalog, recipes)
+    # A strategy with a companion process (the router in front of DP Attention + TP), which
+    # no recipe of the tree offers yet: DeepSeek-R1 with it added.
+    recipes[COMPANION_CASE] = {**recipes["deepseek-ai/DeepSeek-R1"], "strategies": [
+        *recipes["deepseek-ai/DeepSeek-R1"]["strategies"], "single_node_dpa_tp"]}
+    cases += [(COMPANION_CASE, {"strategy": "single_node_dpa_tp", **extra})
+              for extra in ({}, {"install": "docker"}, {"hardware": "b200"})]
     assert len(recipes) >= 2 and len(cases) >= 50
     (tmp_path / "input.json").write_text(
         json.dumps({"catalog": catalog, "recipes": recipes, "cases": cases}), encoding="utf-8"

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from builder import SelectionError, build
+from builder.vllm_release import VLLM_VERSION
 from tests import prose_runs
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
 from vllm_recipes.cli import main as cli
@@ -222,7 +223,7 @@ def test_prerequisites__mi300x_and_mi350x_also_install_from_the_rocm_wheel(
 def test_prerequisites__nvidia_uses_the_pip_wheel_or_the_release_image() -> None:
     result = run(hardware="h200")
     assert result["install"]["pip"]["available"]
-    assert result["docker_image"] == "vllm/vllm-openai:latest"
+    assert result["docker_image"] == f"vllm/vllm-openai:v{VLLM_VERSION}"
 
 
 def test_prerequisites__rust_frontend_is_the_default_python_the_fallback() -> None:

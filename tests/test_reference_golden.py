@@ -50,12 +50,15 @@ def test_cli_json_gives_the_reference_argv() -> None:
     assert command["docker_argv"] == EXPECTED["docker_argv"]
 
 
-def test_cli_text_is_the_copy_text_and_round_trips() -> None:
+def test_cli_text_is_the_install_block_then_the_copy_text_and_round_trips() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
-    lines = out.splitlines()
+    install, _, commands = out.partition("\n\n")
+    assert install.startswith("# Install (") and "; checked with vLLM " in install
+    assert commands == _default_result()["copy_text"]
+    lines = commands.splitlines()
     assert lines[0] == "export VLLM_USE_RUST_FRONTEND=1"
     # The shell removes backslash-newline (POSIX 2.2.1); shlex does not, so we do it here.
     assert shlex.split("\n".join(lines[1:]).replace("\\\n", "")) == EXPECTED["argv"]

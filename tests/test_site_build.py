@@ -13,7 +13,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from tests.recipes_data import RECIPES, ROOT
+from tests.recipes_data import RECIPES, ROOT, small_tree
 from tests.sitebuild import BuiltSite
 from tests.sitebuild import build as build_site
 
@@ -85,7 +85,12 @@ def test_mkdocs_config() -> None:
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     assert config.theme["font"] is False  # no Google Fonts request
-    assert [p["scheme"] for p in config.theme["palette"]] == ["default", "slate"]
+    # Issue 25.4: the first palette follows the system; the toggle steps to light and dark.
+    palettes = config.theme["palette"]
+    assert [p.get("media") for p in palettes] == [
+        "(prefers-color-scheme)", "(prefers-color-scheme: light)", "(prefers-color-scheme: dark)"]
+    assert [p.get("scheme") for p in palettes[1:]] == ["default", "slate"]
+    assert all(p["toggle"]["name"] for p in palettes)
     features = set(config.theme["features"])
     assert {"navigation.instant", "content.code.copy"} <= features
     assert {"material/search", "recipes"} <= set(config.plugins)
@@ -129,17 +134,8 @@ def test_a_docs_file_at_a_recipe_json_path_fails_the_build(tmp_path: Path) -> No
     from mkdocs.exceptions import PluginError
     from mkdocs.structure.files import get_files
 
-    tree = tmp_path / "recipes"
-    tree.mkdir()
-    for name in ("hardware.yaml", "schema.json"):
-        shutil.copy(RECIPES / name, tree / name)
-    shutil.copytree(RECIPES / "strategies", tree / "strategies")
-    for name in ("configurations", "deployments"):
-        (tree / name).mkdir()
-        shutil.copy(RECIPES / name / "schema.json", tree / name / "schema.json")
-    (tree / "models" / "meta-llama").mkdir(parents=True)
-    for name in ("Llama-3.1-8B-Instruct.yaml", "Llama-3.1-8B-Instruct.md"):
-        shutil.copy(RECIPES / "models" / "meta-llama" / name, tree / "models" / "meta-llama" / name)
+    hf_id = "meta-llama/Llama-3.1-8B-Instruct"
+    tree = small_tree(tmp_path, {hf_id: (RECIPES / "models" / f"{hf_id}.yaml").read_text()})
     docs = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", docs)
     clash = docs / "meta-llama" / "Llama-3.1-8B-Instruct" / "hw" / "h100.json"
@@ -161,7 +157,7 @@ def test_a_docs_file_at_a_recipe_json_path_fails_the_build(tmp_path: Path) -> No
 @pytest.mark.site
 def test_the_theme_bundle_and_classic_scripts_are_deferred(built_site: BuiltSite) -> None:
     """overrides/main.html adds `defer` to the theme's bundle by rewriting the theme's script
-    tag (and mkdocs.yml to the classic scripts): a theme update that changes the tag would
+    tag (the site's own scripts are ES modules): a theme update that changes the tag would
     otherwise bring back the bundle's long start-up task without a word (issue 17)."""
     for page in ("index.html", "deepseek-ai/DeepSeek-V4-Flash/index.html"):
         html = (built_site.root / page).read_text(encoding="utf-8")

@@ -1,8 +1,9 @@
 """A cache of validated recipe data for the command line.
 
 Validating a recipe costs more than answering with it (pydantic's import alone is ~0.25 s), so
-`vllm-recipes HF_ID` keeps, per model id, the builder's input (catalog and recipe, as the
-loader publishes them) in a JSON file under the user's cache directory. An entry is used only
+`vllm-recipes HF_ID` keeps, per model id (and `*` for the whole tree), the validated catalogue
+it answered from (catalogue.py's JSON: the builder's input and the lines --explain names) in a
+JSON file under the user's cache directory. An entry is used only
 while nothing it could depend on has changed: its name holds a key made from the path, size and
 modification time of every file of the recipe tree and of this package. Any edit gives a new
 key; entries of the same recipe tree under other keys are removed when a new one is written.

@@ -11,6 +11,10 @@
   GPUs hold the weights (`vram_minimum_gb` without its 1.2 headroom, less `host_memory_gb`);
 - every option in the recipe's arguments is one vLLM 0.33.0 accepts (see `vllm_flags.py`),
   with a value where it needs one, among its choices, and known JSON keys;
+- every path-valued option (`--chat-template`, the parser plugins, `--deploy-config`, ...)
+  names a file that an install step of each install method the recipe offers provides: a file
+  of vLLM's source tree, one of the recipe's `files`, or a `dependencies` step's `provides`
+  (see builder/files.py);
 - in-page links of the guide and of hardware notes (`#anchor`) name a heading of the page;
 - dates: `date_updated` is not before `date_added`.
 """
@@ -24,6 +28,9 @@ from typing import Any
 
 from markdown.extensions.toc import slugify
 
+from builder.api import Builder
+from builder.errors import SelectionError
+from builder.files import path_values, source_tree_file
 from builder.hardware_keys import ALL, matching, ranked
 from builder.offering import precision_keys, variant_runs_on
 from builder.pd import pd_settings
@@ -35,7 +42,8 @@ from .schema import HardwareCatalog, Recipe, Strategy
 from .vllm_flags import check_tokens
 from .yaml_source import Located, YamlFile
 
-__all__ = ["PAGE_ANCHORS", "check_recipe", "check_unique_model_ids", "guide_anchors"]
+__all__ = ["PAGE_ANCHORS", "check_default_builds", "check_recipe", "check_related",
+           "check_unique_model_ids", "guide_anchors"]
 
 HEADROOM = 1.2
 """`vram_minimum_gb` is the weights times this factor (room for KV cache)."""
@@ -322,6 +330,9 @@ class _Checker:
             self.add(loc, f"{text!r} is not a number")
             return
         size = int(text)
+        if size < 1:
+            self.add(loc, f"{size}: a parallel size is at least 1")
+            return
         for hw_id in matching([key], hardware):
             hw = hardware[hw_id]
             runs = any(variant_runs_on(self.catalog, data, v, hw_id) for v in vids)
@@ -386,6 +397,29 @@ class _Checker:
             for index, problem in check_tokens(list(tokens), omni=self.recipe.omni is not None):
                 self.add((*path, index), problem)
 
+    def paths(self) -> None:
+        everywhere = self.recipe.hardware_overrides.get(ALL)
+        toggles = (everywhere.install if everywhere and everywhere.install else None)
+        methods = [m for m in ("pip", "docker")
+                   if toggles is None or getattr(toggles, m, None) is not False]
+        for path, tokens in _args_fields(self.recipe):
+            words = [t if isinstance(t, str) else str(t) for t in tokens]
+            for index, option, value in path_values(words):
+                at = index if words[index].startswith(option) else index - 1
+                for method in methods:
+                    if self._provided(value, method):
+                        continue
+                    self.add((*path, at), f"{option} {value}: no install step of the {method} "
+                             "install provides this file (name it in files: with its URL, or in "
+                             "the provides: of the dependencies step that makes it)")
+                    break
+
+    def _provided(self, value: str, method: str) -> bool:
+        if source_tree_file(value) or value in self.recipe.files:
+            return True
+        return any(value in dep.provides and method in dep.install
+                   for dep in self.recipe.dependencies)
+
     def anchors(self) -> None:
         text = self.guide.text
         anchors = guide_anchors(text) | PAGE_ANCHORS
@@ -420,6 +454,7 @@ class _Checker:
     def run(self) -> list[Located]:
         self.references()
         self.flags()
+        self.paths()
         self.anchors()
         self.dates()
         self.names()
@@ -442,9 +477,51 @@ def check_recipe(recipe: Recipe, source: YamlFile, guide: Guide, guide_display: 
     return _Checker(recipe, source, guide, guide_display, hardware, strategies).run()
 
 
+def check_related(recipes: dict[str, Recipe], files: dict[str, YamlFile],
+                  named: set[str] | None = None) -> list[Located]:
+    """`meta.related_recipes` name other recipes of the tree, each once. `named`: the ids of
+    every recipe file (one that does not validate is still a recipe, with problems of its
+    own)."""
+    named = set(recipes) if named is None else named
+    problems = []
+    for hf_id, recipe in recipes.items():
+        seen: set[str] = set()
+        for index, other in enumerate(recipe.meta.related_recipes):
+            where = ("meta", "related_recipes", index)
+            if other == hf_id:
+                problems.append(files[hf_id].problem(where, "names the recipe itself"))
+            elif other in seen:
+                problems.append(files[hf_id].problem(where, f"{other!r} is listed twice"))
+            elif other not in recipes and other not in named:
+                known = next((h for h in named if h.casefold() == other.casefold()), None)
+                hint = f"; did you mean {known}?" if known else ""
+                problems.append(files[hf_id].problem(where, f"{other!r} is not a recipe of "
+                                                            f"this tree{hint}"))
+            seen.add(other)
+    return problems
+
+
+def check_default_builds(catalog: dict[str, Any], recipes: dict[str, dict[str, Any]],
+                         displays: dict[str, str]) -> list[Located]:
+    """Each recipe's default selection builds (the site refuses to build otherwise):
+    `recipes` as the builder takes them (`Catalog.builder_recipe`), retired ones left out."""
+    problems = []
+    for hf_id, data in recipes.items():
+        try:  # with the unavailable choices, as the page shows them
+            Builder(catalog, data).build({})
+        except SelectionError as error:
+            problems.append(Located(displays[hf_id], None, "",
+                                    f"the default selection does not build: {error}"))
+        except Exception as error:  # a builder bug this data meets: the build would crash
+            problems.append(Located(displays[hf_id], None, "", (
+                f"the builder fails on the default selection ({type(error).__name__}: "
+                f"{str(error)[:200]}); please report it")))
+    return problems
+
+
 def check_unique_model_ids(recipes: dict[str, Recipe],
                            files: dict[str, YamlFile]) -> list[Located]:
-    """A model id names one recipe or one variant, never two."""
+    """A model id names one recipe, one variant or one recipe's alias, never two."""
     owner: dict[str, str] = {hf_id: hf_id for hf_id in recipes}
     problems = []
     for hf_id, recipe in recipes.items():
@@ -456,4 +533,11 @@ def check_unique_model_ids(recipes: dict[str, Recipe],
                 problems.append(files[hf_id].problem(
                     ("variants", vid, "model_id"), f"{mid!r} is already used by {owner[mid]}"))
             owner[mid] = f"{hf_id}#{vid}"
+    for hf_id, recipe in recipes.items():
+        for index, alias in enumerate(recipe.aliases):
+            if alias in owner:
+                where = "itself" if owner[alias] == hf_id else owner[alias]
+                problems.append(files[hf_id].problem(
+                    ("aliases", index), f"{alias!r} is already used by {where}"))
+            owner[alias] = f"{hf_id} (alias)"
     return problems

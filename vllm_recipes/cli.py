@@ -1,54 +1,189 @@
 """The `vllm-recipes` command line.
 
-    vllm-recipes HF_ID [KEY=VALUE ...] [--json | --explain]   the command for a selection
-    vllm-recipes --list [--json]                               every recipe and variant id
-    vllm-recipes check [DIR]                                   validate a recipe tree
-    vllm-recipes schema                                        print the recipe JSON Schema
-    vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD      a command against the recipe's
-    vllm-recipes HF_ID --dynamo [KEY=VALUE ...] [--json]       NVIDIA Dynamo deployment steps
+    vllm-recipes HF_ID [KEY=VALUE ...] [--json | --explain | --format F] [--detect]
+                                                      install block and commands (or a file)
+    vllm-recipes --list [--json]                      every recipe and variant id
+    vllm-recipes --version                            the tool's version and the catalogue's date
+    vllm-recipes --detect                             the hardware= of this machine
+    vllm-recipes run HF_ID [KEY=VALUE ...] [--dry-run]  print, then start, the serve command
+    vllm-recipes verify [URL] [--model ID]            check a running server (health, models,
+                                                      one request)
+    vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD   a command against the recipe's
+    vllm-recipes HF_ID --dynamo [KEY=VALUE ...] [--json]    NVIDIA Dynamo deployment steps
+    vllm-recipes check [DIR]                          validate a recipe tree
+    vllm-recipes schema                               print the recipe JSON Schema
+    vllm-recipes upstream PUBLIC_CHECKOUT [--json]    what changed in the public catalogue
 
-It reads the recipe tree through the loader (or the validated data cached from an earlier run
-while no file has changed: `answer_cache.py`), then calls exactly the builder functions the
-page and the JSON endpoints call. A usage error or a selection that cannot be honoured exits with
-status 2 and one line; invalid recipe data exits with status 1.
+Every answer comes from a `Catalogue` (catalogue.py) and the builder functions the page and
+the JSON endpoints call. In a checkout the catalogue is the YAML tree, validated by the loader
+(or read back from the cache of an earlier run while no file has changed: answer_cache.py); an
+installed tool reads the validated catalogue its wheel carries, with the standard library only.
+A usage error or a selection that cannot be honoured exits with status 2 and one line; invalid
+recipe data exits with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NoReturn
 
 from builder.api import build, published
-from builder.errors import SelectionError
+from builder.deploy_files import FILE_FORMATS, deploy_file
+from builder.errors import SelectionError, quoted
+from builder.install import install_text
+from builder.selection import canonical_query
+from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
 
 from . import answer_cache
-from .errors import InvalidRecipe
-
-if TYPE_CHECKING:
-    from .loader import Catalog
+from .catalogue import Catalogue, from_loader, packaged
+from .errors import InvalidRecipe, UsageError
 
 # The loader, schema and deployments are imported where they are used: an answer from the
-# cache (answer_cache.py) needs none of them.
+# cache or from the packaged catalogue needs none of them.
 
-__all__ = ["main"]
+__all__ = ["Answer", "UsageError", "answer", "load", "main", "tool_version"]
 
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+MODEL_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}")
+"""What a model id looks like (a Hugging Face id, as `schema.HfId`, of at most 96 characters a
+part); anything else is refused before a file is looked for."""
+MAX_LISTED = 200
+"""`check` lists at most this many problems, then says how many more there are."""
+MAX_LINE = 500
+"""The longest line an error prints (a problem quotes values at most 60 characters; paths and
+the valid values it lists make up the rest)."""
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
+ALL = "*"
+CHECKOUT_ONLY = ("pydantic", "yaml", "mkdocs")
+"""What validating YAML needs and an installed tool does not have (check, schema, ...)."""
+"""The cache's name for the whole catalogue (`--list`, `--version`)."""
 KEYS_HELP = "\n".join(f"  {key.name:<13} {key.help}" for key in SELECTION_KEYS.values())
 EPILOG = (
     "KEYs are the page's URL query keys:\n" + KEYS_HELP
     + "\n  <feature>     every feature id of the recipe: on, off or a mode name"
-    "\n\nother commands:\n  vllm-recipes check [DIR]   validate a recipe tree (default: "
+    "\n\nother commands:"
+    "\n  vllm-recipes run HF_ID [KEY=VALUE ...] [--dry-run]   print the pip-form serve command, "
+    "then run it"
+    "\n  vllm-recipes verify [URL] [--model ID]   wait for /health, list /v1/models, send one "
+    "request"
+    "\n  vllm-recipes check [DIR]   validate a recipe tree (default: "
     "recipes/), one line per problem\n  vllm-recipes schema        print the recipe JSON Schema"
     "\n  vllm-recipes diff HF_ID [KEY=VALUE ...] --command CMD|-   compare a command with the "
     "recipe's"
+    "\n  vllm-recipes upstream PUBLIC_CHECKOUT [--json]   what changed in the public catalogue "
+    "since each recipe was ported"
 )
+
+
+def load(root: Path = RECIPES, model_id: str | None = None) -> Catalogue:
+    """The catalogue to answer from: an installed tool's packaged one; in a checkout, the YAML
+    tree's (the recipe `model_id` names, or all of it), validated by the loader or read back
+    from the cache. InvalidRecipe when the tree does not validate."""
+    if Path(root) == RECIPES and not RECIPES.is_dir():
+        found = packaged()
+        if found is None:
+            raise UsageError(f"no recipe data: {RECIPES} does not exist and this install "
+                             "carries no catalogue.json (reinstall the wheel)")
+        return found
+    name = model_id or ALL
+    key, entry = answer_cache.read(root, name)
+    if entry is not None:
+        try:
+            return Catalogue.from_json(entry)
+        except (KeyError, ValueError):
+            pass  # an entry of another format: read the tree again
+    from .loader import UnknownModel, load_catalog, load_for
+
+    try:
+        catalogue = from_loader(load_catalog(root) if model_id is None
+                                else load_for(root, model_id))
+    except UnknownModel as error:  # no file mentions it as written (load_for)
+        hint = (f"did you mean {error.suggestion}?" if error.suggestion
+                else "see vllm-recipes --list")
+        raise UsageError(f"hf_id: unknown model {quoted(model_id or '')}; {hint}") from None
+    if model_id is None or _knows(catalogue, model_id):
+        answer_cache.write(root, key, name, catalogue.to_json())
+    return catalogue
+
+
+def _knows(catalogue: Catalogue, model_id: str) -> bool:
+    try:
+        catalogue.find(model_id)
+    except KeyError:
+        return False
+    return True
+
+
+def dynamo_targets(root: Path, catalogue: Catalogue) -> dict[str, Data]:
+    """The NVIDIA Dynamo deployments by model: the packaged ones, or the tree's."""
+    if catalogue.dynamo or not Path(root).is_dir():
+        return catalogue.dynamo
+    from .deployments import load_deployments
+
+    deployments = load_deployments(root)
+    return {hf_id: deployments.published(hf_id) for hf_id in deployments.by_model}
+
+
+def tool_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vllm-recipes")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Answer:
+    hf_id: str
+    recipe: Data
+    result: Result
+
+
+def resolve(catalogue: Catalogue, model_id: str, pairs: list[str],
+            notice: Callable[[str], None]) -> tuple[str, Data, dict[str, str]]:
+    """(recipe hf_id, recipe, query) for a model id and KEY=VALUE words: an alias or an
+    earlier variant id is read as the id now, with a notice; a variant's own model id starts
+    from its variant, which `variant=` may replace (builder.api: the page's rule too).
+    UsageError for an unknown model, SelectionError for a bad pair."""
+    problem = model_id_problem(model_id)
+    if problem:
+        raise UsageError(problem)
+    try:
+        hf_id, variant_id = catalogue.find(model_id)
+    except KeyError:
+        known = catalogue.suggest(model_id) if len(catalogue.recipes) > 1 else None
+        hint = f"did you mean {known}?" if known else "see vllm-recipes --list"
+        raise UsageError(f"hf_id: unknown model {quoted(model_id)}; {hint}") from None
+    recipe = catalogue.recipes[hf_id]
+    if model_id in recipe.get("aliases", ()):
+        notice(f"{model_id} is now {hf_id}; showing {hf_id}")
+    query, renamed = canonical_query(recipe, _parse_pairs(pairs))
+    for line in renamed:
+        notice(line)
+    if variant_id != "default":  # the base; the query's own variant= overrides it
+        query = {"variant": variant_id, **query}
+    return hf_id, recipe, query
+
+
+def answer(catalogue: Catalogue, model_id: str, pairs: list[str],
+           notice: Callable[[str], None], extra: dict[str, str] | None = None) -> Answer:
+    """The builder's result for a model id and KEY=VALUE words (`extra`: keys the command
+    itself sets, after the user's), as `vllm-recipes HF_ID` prints it."""
+    hf_id, recipe, query = resolve(catalogue, model_id, pairs, notice)
+    return Answer(hf_id, recipe, build(catalogue.catalog, recipe, {**query, **(extra or {})}))
+
+
+def notice_line(text: str) -> None:
+    print(_cut(f"vllm-recipes: notice: {text}"), file=sys.stderr)
 
 
 def _parse_pairs(pairs: list[str], example: str = "hardware=h200") -> dict[str, str]:
@@ -63,19 +198,52 @@ def _parse_pairs(pairs: list[str], example: str = "hardware=h200") -> dict[str, 
     return query
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (`prog: message (see prog --help)`), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, _cut(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
+
+
+def _cut(line: str, limit: int = MAX_LINE) -> str:
+    """One output line, at most `limit` characters (a value quoted in it may be huge)."""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _not_a_tree(root: Path) -> str | None:
+    """Why `root` is no recipe tree (a usage error), or None."""
+    try:
+        if (root / "hardware.yaml").exists():
+            return None
+    except OSError as error:
+        return f"--recipes: {error.strerror}"
+    return f"{_cut(str(root), 200)}: not a recipe tree (no hardware.yaml)"
+
+
 def _usage(message: str) -> int:
-    print(f"vllm-recipes: {message}", file=sys.stderr)
+    print(_cut(f"vllm-recipes: {message}"), file=sys.stderr)
     return EXIT_USAGE
 
 
-def _list(catalog: Catalog, as_json: bool) -> int:
-    rows: list[dict[str, str]] = []
-    for hf_id, recipe in catalog.recipes.items():
-        rows.append({"hf_id": hf_id, "title": recipe.meta.title})
-        for variant_id, variant in recipe.variants.items():
-            if variant.model_id and variant.model_id != hf_id:
-                rows.append({"hf_id": variant.model_id, "title": recipe.meta.title,
-                             "recipe": hf_id, "variant": variant_id})
+def report(error: Exception) -> None:
+    """An error's lines on standard error, bounded as `check` bounds them."""
+    lines = str(error).splitlines() or [type(error).__name__]
+    for line in lines[:MAX_LISTED]:
+        print(_cut(line), file=sys.stderr)
+    if len(lines) > MAX_LISTED:
+        print(f"... and {len(lines) - MAX_LISTED} more", file=sys.stderr)
+
+
+def model_id_problem(model_id: str) -> str | None:
+    """Why `model_id` cannot name a recipe (a usage error), or None."""
+    if not MODEL_ID.fullmatch(model_id):
+        return (f"hf_id: {quoted(model_id)} is not a model id (ORG/NAME, e.g. Qwen/Qwen3-8B); "
+                "see vllm-recipes --list")
+    return None
+
+
+def _list(catalogue: Catalogue, as_json: bool) -> int:
+    rows = catalogue.rows()
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
@@ -86,21 +254,31 @@ def _list(catalog: Catalog, as_json: bool) -> int:
 
 
 def check(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="vllm-recipes check",
+    parser = ArgumentParser(prog="vllm-recipes check",
                                      description="Validate a recipe tree exactly as the build "
                                      "does; print every problem as file:line: field: message.")
     parser.add_argument("dir", nargs="?", type=Path, default=RECIPES,
                         help="the recipe tree (hardware.yaml, strategies/, models/)")
     args = parser.parse_args(argv)
-    if not (args.dir / "hardware.yaml").is_file():
-        return _usage(f"{args.dir}: not a recipe tree (no hardware.yaml)")
+    unusable = _not_a_tree(args.dir)
+    if unusable:
+        return _usage(unusable)
+    from .configurations import load_configurations
     from .deployments import load_deployments_with_problems
     from .loader import load_catalog_with_problems
 
-    catalog, problems = load_catalog_with_problems(args.dir)
-    problems = [*problems, *load_deployments_with_problems(args.dir)[1]]
-    for problem in problems:
-        print(problem)
+    catalog, found = load_catalog_with_problems(args.dir)
+    problems = [str(p) for p in found]
+    problems += load_deployments_with_problems(args.dir)[1]
+    if catalog is not None and not problems:  # what the build loads next
+        try:
+            load_configurations(catalog)
+        except InvalidRecipe as error:
+            problems += str(error).splitlines()
+    for problem in problems[:MAX_LISTED]:
+        print(_cut(problem))
+    if len(problems) > MAX_LISTED:
+        print(f"... and {len(problems) - MAX_LISTED} more")
     if problems or catalog is None:
         print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -110,7 +288,7 @@ def check(argv: list[str]) -> int:
 
 
 def schema(argv: list[str]) -> int:
-    argparse.ArgumentParser(prog="vllm-recipes schema",
+    ArgumentParser(prog="vllm-recipes schema",
                             description="Print the JSON Schema of recipe files.").parse_args(argv)
     from .schema import json_schema
 
@@ -130,36 +308,58 @@ def port(argv: list[str]) -> int:
     return port_main(argv)
 
 
+def upstream(argv: list[str]) -> int:
+    from .upstream import main as upstream_main  # what changed in the public catalogue
+
+    return upstream_main(argv, RECIPES)
+
+
+def run(argv: list[str]) -> int:
+    from .run import main as run_main  # `vllm-recipes run ...`: see run.py
+
+    return run_main(argv)
+
+
+def verify(argv: list[str]) -> int:
+    from .verify import main as verify_main  # `vllm-recipes verify ...`: see verify.py
+
+    return verify_main(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "check": check, "schema": schema, "diff": diff, "port": port}
+    "check": check, "schema": schema, "diff": diff, "port": port, "upstream": upstream,
+    "run": run, "verify": verify}
 
 
-def explain(catalog: Catalog, hf_id: str, result: dict[str, Any]) -> str:
+def explain(catalogue: Catalogue, result: Result) -> str:
     """The commands with, under each option and variable, where it came from."""
     lines: list[str] = [f"# {result['summary']}"]
     for command in result["commands"]:
         lines += ["", f"## {command['label']}", " ".join(command["argv"][:3])]
         for source in command["sources"]["args"]:
             lines.append(f"  {' '.join(source['option'])}")
-            lines.append(f"      ← {_where(catalog, hf_id, source)}")
+            lines.append(f"      ← {_where(catalogue, source)}")
             for old in source["replaced"]:
                 verb = "merged into" if old["merged"] else "replaced"
                 lines.append(f"        {verb} {' '.join(old['option'])} from "
-                             f"{_where(catalog, hf_id, old)}")
-        for name, source in command["sources"]["env"].items():
-            lines.append(f"  env {name}={source['value']}")
-            lines.append(f"      ← {_where(catalog, hf_id, source)}")
+                             f"{_where(catalogue, old)}")
+        for name, env_source in command["sources"]["env"].items():
+            lines.append(f"  env {name}={env_source['value']}")
+            lines.append(f"      ← {_where(catalogue, env_source)}")
     return "\n".join(lines) + "\n"
 
 
-def _where(catalog: Catalog, hf_id: str, origin: dict[str, Any]) -> str:
-    line = catalog.source_line(hf_id, origin["file"], origin["path"])
+def _where(catalogue: Catalogue, origin: Any) -> str:
+    line = catalogue.source_line(origin["file"], origin["path"])
     place = f"{origin['file']}:{line}" if line else origin["file"]
     return f"{place} {origin['path']} ({origin['layer']})"
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "→" or "é"
+        if hasattr(stream, "reconfigure") and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     try:
         if argv and argv[0] in SUBCOMMANDS:
             return SUBCOMMANDS[argv[0]](argv[1:])
@@ -167,10 +367,21 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `vllm-recipes --list | head`
         sys.stderr.close()
         return 0
+    except UsageError as error:
+        return _usage(str(error))
+    except InvalidRecipe as error:
+        report(error)
+        return EXIT_PROBLEMS
+    except ModuleNotFoundError as error:
+        if error.name not in CHECKOUT_ONLY:
+            raise
+        what = f"vllm-recipes {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "this"
+        return _usage(f"{what} reads YAML recipes and needs {error.name}, which the installed "
+                      "tool does without; run it in a checkout (make install)")
 
 
-def _serve(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+def _parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
         prog="vllm-recipes",
         description="Print the command to serve a model with vLLM for a selection.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -182,64 +393,90 @@ def _serve(argv: list[str]) -> int:
     output.add_argument("--explain", action="store_true",
                         help="print each option and variable with the file, line and YAML "
                              "path that set it")
+    output.add_argument("--format", choices=list(FILE_FORMATS),
+                        help="print a file instead of the command: " + "; ".join(
+                            f"{fmt} ({spec.label}, {spec.filename})"
+                            for fmt, spec in FILE_FORMATS.items()))
+    parser.add_argument("--detect", action="store_true",
+                        help="pick hardware= from this machine (nvidia-smi, amd-smi or "
+                        "rocm-smi, npu-smi, $TPU_ACCELERATOR_TYPE, lscpu)")
     parser.add_argument("--list", action="store_true", help="list every recipe and variant id")
+    parser.add_argument("--version", action="store_true",
+                        help="print the tool's version and the catalogue's date")
     parser.add_argument("--dynamo", action="store_true",
                         help="print the steps that deploy the model with NVIDIA Dynamo on "
                         "Kubernetes; KEYs are framework, gpu and topology")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
-    args = parser.parse_intermixed_args(argv)
+    return parser
+
+
+def _serve(argv: list[str]) -> int:
+    args = _parser().parse_intermixed_args(argv)
+    if args.recipes != RECIPES or RECIPES.is_dir():  # (an installed tool has no tree)
+        unusable = _not_a_tree(args.recipes)
+        if unusable:
+            return _usage(unusable)
+    if args.version:
+        if args.hf_id or args.pairs or args.list:
+            return _usage("--version takes no model id, KEY=VALUE or --list")
+        catalogue = load(args.recipes)
+        print(f"vllm-recipes {tool_version()} (catalogue {catalogue.date()}, "
+              f"{len(catalogue.recipes)} recipes)")
+        return 0
     if args.dynamo:
         return dynamo_main(args)
-
     if args.list:
-        if args.hf_id or args.pairs or args.explain:
+        if args.hf_id or args.pairs or args.explain or args.format or args.detect:
             return _usage("--list takes no model id or KEY=VALUE (only --json)")
-        from .loader import load_catalog
+        return _list(load(args.recipes), args.json)
+    pairs = list(args.pairs)
+    if args.detect:
+        if any(pair.partition("=")[0] == "hardware" for pair in pairs):
+            return _usage("--detect picks hardware= itself; drop hardware= or --detect")
+        from .detect import detect
 
-        try:
-            return _list(load_catalog(args.recipes), args.json)
-        except InvalidRecipe as error:
-            print(error, file=sys.stderr)
-            return EXIT_PROBLEMS
+        catalogue = load(args.recipes, args.hf_id)
+        found = detect(catalogue.catalog)
+        print(f"vllm-recipes: {found.line}", file=sys.stderr)
+        if not args.hf_id:
+            print(f"hardware={found.hardware}")
+            return 0
+        pairs.append(f"hardware={found.hardware}")
     if not args.hf_id:
         return _usage("HF_ID is required (see vllm-recipes --list)")
-    catalog = None
-    key, entry = answer_cache.read(args.recipes, args.hf_id)
-    if entry is None or args.explain:  # --explain names files and lines: the loader has them
-        from .loader import load_for
-
-        try:
-            catalog = load_for(args.recipes, args.hf_id)
-        except InvalidRecipe as error:
-            print(error, file=sys.stderr)
-            return EXIT_PROBLEMS
-        try:
-            hf_id, variant_id = catalog.find(args.hf_id)
-        except KeyError:
-            return _usage(f"hf_id: unknown model {args.hf_id!r}; see vllm-recipes --list")
-        entry = {"hf_id": hf_id, "variant": variant_id,
-                 "catalog": catalog.builder_catalog(), "recipe": catalog.builder_recipe(hf_id)}
-        answer_cache.write(args.recipes, key, args.hf_id, entry)
-    hf_id, variant_id = entry["hf_id"], entry["variant"]
+    problem = model_id_problem(args.hf_id)
+    if problem:
+        return _usage(problem)
+    catalogue = load(args.recipes, args.hf_id)
     try:
-        query = _parse_pairs(args.pairs)
-        if variant_id != "default":
-            if query.get("variant", variant_id) != variant_id:
-                raise SelectionError(
-                    "variant", f"{args.hf_id} is variant {variant_id!r}; drop variant= or "
-                    f"use {hf_id}")
-            query["variant"] = variant_id
-        result = build(entry["catalog"], entry["recipe"], query)
+        done = answer(catalogue, args.hf_id, pairs, notice_line)
     except SelectionError as error:
-        print(error, file=sys.stderr)
+        print(_cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
+    result = done.result
     if args.json:
         print(json.dumps(published(result), indent=2, ensure_ascii=False))
     elif args.explain:
-        assert catalog is not None
-        sys.stdout.write(explain(catalog, hf_id, dict(result)))
+        sys.stdout.write(explain(catalogue, result))
+    elif args.format:
+        return _file(args, catalogue, done)
     else:
-        sys.stdout.write(result["copy_text"])
+        install = result["install"][result["selection"]["install"]]
+        sys.stdout.write(install_text(result["selection"]["install"], install) + "\n"
+                         + result["copy_text"])
+    return 0
+
+
+def _file(args: argparse.Namespace, catalogue: Catalogue, done: Answer) -> int:
+    """`--format F`: the file for the selection (builder.deploy_files), or why there is none."""
+    deploy = catalogue.catalog["strategies"][done.result["selection"]["strategy"]]
+    dynamo = deploy["deploy_type"] == "pd_cluster" and done.hf_id in dynamo_targets(
+        args.recipes, catalogue)
+    entry = deploy_file(catalogue.catalog, done.recipe, done.result, args.format, dynamo=dynamo)
+    if not entry["available"]:
+        print(f"format: {entry['reason']}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(entry["text"] or "")
     return 0
 
 
@@ -248,31 +485,28 @@ def dynamo_main(args: argparse.Namespace) -> int:
     steps that deploy a model's NVIDIA Dynamo target (builder.dynamo, as the page)."""
     if args.explain:
         return _usage("--explain is for vLLM commands; with --dynamo use --json")
+    if args.format or args.detect:
+        return _usage("--dynamo prints its own Kubernetes steps; --format and --detect are for "
+                      "vLLM selections")
     from builder import dynamo
 
-    from .deployments import load_deployments
-
-    try:
-        deployments = load_deployments(args.recipes)
-    except InvalidRecipe as error:
-        print(error, file=sys.stderr)
-        return EXIT_PROBLEMS
+    targets = dynamo_targets(args.recipes, load(args.recipes, args.hf_id))
     if args.list:
-        for hf_id in deployments.by_model:
+        for hf_id in targets:
             print(hf_id)
         return 0
     if not args.hf_id:
         return _usage("HF_ID is required (see vllm-recipes --dynamo --list)")
-    if args.hf_id not in deployments.by_model:
-        known = ", ".join(deployments.by_model) or "none"
-        print(f"hf_id: no NVIDIA Dynamo deployments for {args.hf_id!r} (models with some: "
-              f"{known})", file=sys.stderr)
+    if args.hf_id not in targets:
+        known = ", ".join(targets) or "none"
+        print(_cut(f"hf_id: no NVIDIA Dynamo deployments for {quoted(args.hf_id)} (models "
+                   f"with some: {known})"), file=sys.stderr)
         return EXIT_USAGE
     try:
         query = _parse_pairs(args.pairs, example="gpu=h200")
-        result = dynamo.build(deployments.published(args.hf_id), query)
+        result = dynamo.build(targets[args.hf_id], query)
     except SelectionError as error:
-        print(error, file=sys.stderr)
+        print(_cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))

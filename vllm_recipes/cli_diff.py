@@ -18,9 +18,20 @@ from builder.command_diff import MAX_CHARS, CommandDiff, CommandError, ValueDiff
 from builder.compare import Comparison, compare
 from builder.errors import SelectionError
 
-from .cli import EXIT_USAGE, RECIPES, _parse_pairs
+from .cli import (
+    EXIT_USAGE,
+    RECIPES,
+    ArgumentParser,
+    UsageError,
+    _cut,
+    _not_a_tree,
+    load,
+    model_id_problem,
+    notice_line,
+    report,
+    resolve,
+)
 from .errors import InvalidRecipe
-from .loader import load_catalog
 
 __all__ = ["format_comparison", "main"]
 
@@ -74,7 +85,7 @@ def format_comparison(comparison: Comparison) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="vllm-recipes diff",
         description="Compare a vLLM command with the recipe's command for a selection.",
         epilog="KEYs are the model page's URL query keys (see `vllm-recipes --help`).",
@@ -87,32 +98,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    tree = args.recipes != RECIPES or RECIPES.is_dir()  # (an installed tool has no tree)
+    problem = (_not_a_tree(args.recipes) if tree else None) or model_id_problem(args.hf_id)
+    if problem:
+        print(f"vllm-recipes diff: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     text = sys.stdin.read(MAX_CHARS + 1) if args.command == "-" else args.command
     try:
-        catalog = load_catalog(args.recipes)
+        catalogue = load(args.recipes, args.hf_id)
+        _, recipe, query = resolve(catalogue, args.hf_id, args.pairs, notice_line)
+        comparison = compare(catalogue.catalog, recipe, query, text)
     except InvalidRecipe as error:
-        print(error, file=sys.stderr)
+        report(error)
         return 1
-    try:
-        hf_id, variant_id = catalog.find(args.hf_id)
-    except KeyError:
-        print(f"hf_id: unknown model {args.hf_id!r}; see vllm-recipes --list", file=sys.stderr)
+    except UsageError as error:  # an unknown model, with the right letter case if it has one
+        print(_cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
-    try:
-        query = _parse_pairs(args.pairs)
-        if variant_id != "default" or args.hf_id != hf_id:
-            if query.get("variant", variant_id) != variant_id:
-                raise SelectionError(
-                    "variant", f"{args.hf_id} is variant {variant_id!r}; drop variant= or "
-                    f"use {hf_id}")
-            query["variant"] = variant_id
-        comparison = compare(catalog.builder_catalog(), catalog.builder_recipe(hf_id), query,
-                             text)
     except SelectionError as error:
-        print(error, file=sys.stderr)
+        print(_cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
     except CommandError as error:
-        print(f"command: {error}", file=sys.stderr)
+        print(_cut(f"command: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

@@ -21,7 +21,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, model_validator
 
 from builder.command_diff import CommandError, claim_key, engine_options, parse_argv
@@ -30,6 +29,7 @@ from . import schema
 from .errors import InvalidRecipe
 from .loader import Catalog, publish
 from .schema import EnvName, HfId, Identifier
+from .yaml_source import read_yaml
 
 __all__ = [
     "Configuration",
@@ -240,42 +240,10 @@ class ConfigurationSet(Strict):
 # ----------------------------------------------------------------------------- loading
 
 
-# Reading is self-contained (the recipe loader's YAML helpers are private to it): duplicate
-# keys are refused, dates stay text so pydantic reports an impossible one as a field error,
-# and every problem is one `file: field: message` line.
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """libyaml's parser when PyYAML has it (ten times faster), with the checks below."""
-
-
-def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_Loader.add_constructor(
-    "tag:yaml.org,2002:timestamp",
-    lambda loader, node: loader.construct_scalar(node),  # type: ignore[arg-type]
-)
-
-
 def _read(path: Path, display: str) -> Any:
-    try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise InvalidRecipe(f"{display}: {where}{error.problem}") from None
-    except yaml.YAMLError as error:
-        raise InvalidRecipe(f"{display}: {' '.join(str(error).split())}") from None
+    """The file's data, read as recipes are (`yaml_source.read_yaml`: bounded, duplicate keys
+    refused, dates kept as text so pydantic reports an impossible one as a field error)."""
+    return read_yaml(path, display).data
 
 
 def _validate(data: Any, display: str) -> ConfigurationSet:
@@ -346,14 +314,18 @@ def check_configurations(data: ConfigurationSet, catalog: Catalog) -> list[str]:
 def _check_vllm(config: Configuration, role: Role) -> list[str]:
     try:
         parsed = parse_argv(role.command.argv, role.command.env)
+        options = engine_options(parsed["args"])
     except CommandError as error:
         return [str(error)]
-    options = engine_options(parsed["args"])
     problems = []
     p = role.parallelism or Parallelism()
     for flag, want in (("--tensor-parallel-size", p.tp), ("--data-parallel-size", p.dp),
                        ("--pipeline-parallel-size", p.pp)):
-        got = int(options.get(flag, ("", "1"))[1])
+        written = options.get(flag, ("", "1"))[1]
+        if not (isinstance(written, str) and written.isdecimal()):
+            problems.append(f"{flag}: {written!r} is not a number")
+            continue
+        got = int(written)
         if got != want:
             problems.append(f"{flag} is {got}, parallelism says {want}")
     spec = options.get("--speculative-config", ("", None))[1]

@@ -11,7 +11,9 @@ file beside it, `models/<org>/<repo>.md` (see `guide.py`).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,14 +23,16 @@ from pydantic import BaseModel, ValidationError
 from .errors import InvalidRecipe
 from .guide import parse_guide
 from .schema import HardwareCatalog, HardwareNote, Recipe, Strategy
-from .yaml_source import Located, YamlFile, _split, read_yaml
+from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
 
-__all__ = ["Catalog", "load_catalog", "load_catalog_with_problems", "load_for", "publish"]
+__all__ = ["Catalog", "UnknownModel", "load_catalog", "load_catalog_with_problems", "load_for",
+           "publish"]
 
 M = TypeVar("M", bound=BaseModel)
 STRATEGY_ORDER = (
-    "single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp", "multi_node_tep",
-    "multi_node_dep", "multi_node_tp_dp", "multi_node_tp_pp", "pd_cluster",
+    "single_node_tp", "single_node_tep", "single_node_dep", "single_node_dpa_tp",
+    "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_dp", "multi_node_tp_pp",
+    "pd_cluster",
 )
 
 
@@ -48,14 +52,6 @@ class Catalog:
     files: dict[str, YamlFile] = field(default_factory=dict)
     """Each recipe's parsed file, with the line of every YAML path."""
     strategy_files: dict[str, YamlFile] = field(default_factory=dict)
-
-    def source_line(self, hf_id: str, file: str, path: str) -> int | None:
-        """The line of YAML `path` in `file` (the recipe's or a strategy's), if known."""
-        candidates = [self.files.get(hf_id), *self.strategy_files.values()]
-        for source in candidates:
-            if source is not None and source.display == file:
-                return source.line(_split(path))
-        return None
 
     def display(self, path: Path) -> str:
         return _display(path, self.root)
@@ -85,6 +81,8 @@ class Catalog:
             for variant_id, variant in recipe.variants.items():
                 if variant.model_id == model_id:
                     return hf_id, variant_id
+            if model_id in recipe.aliases:
+                return hf_id, "default"
         raise KeyError(model_id)
 
 
@@ -206,8 +204,15 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
             f"{recipe.model.model_id!r} must match the file path ({expected!r})"))
         return None
     guide_path = path.with_suffix(".md")
-    guide = parse_guide(guide_path.read_text(encoding="utf-8") if guide_path.is_file() else "")
     guide_display = _display(guide_path, root)
+    text = ""
+    if os.path.lexists(guide_path):
+        try:
+            text = read_text(guide_path, guide_display)
+        except InvalidRecipe as error:
+            problems.append(Located("", None, "", str(error)))
+            return None
+    guide = parse_guide(text)
     problems += [Located(guide_display, line, "guide", message)
                  for line, message in guide.problems]
     recipe = recipe.model_copy(update={"hardware_notes": {
@@ -236,18 +241,42 @@ def _digest(paths: list[Path]) -> str:
     hashed = hashlib.sha256()
     for path in paths:
         hashed.update(str(path).encode() + b"\0")
-        hashed.update(path.read_bytes() if path.is_file() else b"\0missing")
+        try:
+            info = path.stat()
+        except OSError:
+            info = None
+        if info is None or not stat.S_ISREG(info.st_mode):
+            hashed.update(b"\0missing")
+        elif info.st_size > MAX_FILE_BYTES:  # refused when read; its size and time will do
+            hashed.update(f"\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        else:
+            hashed.update(path.read_bytes())
     return hashed.hexdigest()
+
+
+def _misplaced(root: Path) -> list[Located]:
+    """Files the tree would otherwise skip without a word: `.yml` recipe, strategy, deployment
+    and configuration files, and recipes that are not at models/<org>/<repo>.yaml."""
+    found = []
+    for pattern in ("models/*.yml", "models/*/*.yml", "strategies/*.yml",
+                    "deployments/*/*.yml", "configurations/*.yml"):
+        found += [Located(_display(p, root), None, "", "a .yml file is not read; name it "
+                                                       f"{p.with_suffix('.yaml').name}")
+                  for p in sorted(root.glob(pattern))]
+    found += [Located(_display(p, root), None, "", "a recipe is models/<org>/<repo>.yaml; "
+                                                   "move it into its organisation's folder")
+              for p in sorted(root.glob("models/*.yaml"))]
+    return found
 
 
 def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
                                ) -> tuple[Catalog | None, list[Located]]:
     """The catalog (None if the hardware catalog or a strategy is broken) and every problem
     (`memo`: see `load_catalog`)."""
-    from .checks import check_unique_model_ids
+    from .checks import check_default_builds, check_related, check_unique_model_ids
 
     root = Path(root)
-    problems: list[Located] = []
+    problems: list[Located] = _misplaced(root)
     hardware, strategies, strategy_files = _load_tree_base(root, problems)
     if hardware is None or problems:
         return None, problems
@@ -268,26 +297,79 @@ def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
             problems += kept[2]
         if result is not None:
             loaded[f"{path.parent.name}/{path.stem}"] = (path, result)
-    problems += check_unique_model_ids({h: r[1][0] for h, r in loaded.items()},
-                                       {h: r[1][2] for h, r in loaded.items()})
-    return _catalog(root, hardware, strategies, strategy_files, loaded), problems
+    recipes = {h: r[1][0] for h, r in loaded.items()}
+    files = {h: r[1][2] for h, r in loaded.items()}
+    problems += check_unique_model_ids(recipes, files)
+    problems += check_related(recipes, files, {
+        f"{p.parent.name}/{p.stem}" for p in (root / "models").glob("*/*.yaml")})
+    catalog = _catalog(root, hardware, strategies, strategy_files, loaded)
+    if not problems:  # what the site builds first: each recipe's default selection
+        active = [h for h, r in catalog.recipes.items() if r.retired is None]
+        problems += check_default_builds(
+            catalog.builder_catalog(), {h: catalog.builder_recipe(h) for h in active},
+            {h: catalog.display(catalog.paths[h]) for h in active})
+    return catalog, problems
 
 
 def _model_id_pattern(model_id: str) -> re.Pattern[str]:
-    return re.compile(rf"^\s*model_id:\s*[\"']?{re.escape(model_id)}[\"']?\s*(#.*)?$", re.M)
+    """A line that names `model_id` as a variant's model id or among the recipe's aliases
+    (`aliases: [a, b]` or a block list); the file found is then validated as usual."""
+    quoted = rf"[\"']?{re.escape(model_id)}[\"']?"
+    return re.compile(
+        rf"^\s*model_id:\s*{quoted}\s*(#.*)?$|^aliases:\s*\[([^\]#]*[\s,])?{quoted}\s*[,\]]"
+        rf"|^aliases:\s*(#.*)?\n(\s+-\s*\S+\s*(#.*)?\n)*\s+-\s*{quoted}\s*(#.*)?$", re.M)
+
+
+class UnknownModel(KeyError):
+    """No recipe of the tree has this id; `suggestion`: the id it names in another letter
+    case, if any (ids are case-sensitive)."""
+
+    def __init__(self, model_id: str, suggestion: str | None) -> None:
+        super().__init__(model_id)
+        self.suggestion = suggestion
+
+
+_IDS = re.compile(r"^\s*model_id:\s*[\"']?([\w.-]+/[\w.-]+)[\"']?\s*(?:#.*)?$", re.M)
+_ALIASES = re.compile(r"^aliases:\s*\[([^\]#]*)\]", re.M)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long for the file system, ...
+        return False
+
+
+def _text_or_empty(path: Path, root: Path) -> str:
+    """A file's text, or "" when it cannot be read (the whole-tree load then reports it)."""
+    try:
+        return read_text(path, _display(path, root))
+    except InvalidRecipe:
+        return ""
 
 
 def load_for(root: Path, model_id: str) -> Catalog:
     """A catalog holding only the recipe that `model_id` names (the recipe's own id, or a
-    variant's): what one CLI answer needs. Falls back to the whole tree when no file names it.
-    Raises InvalidRecipe for problems in the files it reads."""
+    variant's): what one CLI answer needs. Falls back to the whole tree when no file names it
+    but one mentions it; UnknownModel (with the id in its right letter case, when a file
+    names one so) when no file mentions it as written. Raises InvalidRecipe for problems in
+    the files it reads."""
     root = Path(root)
     path = root / "models" / f"{model_id}.yaml"
-    if not path.is_file():
+    if not _is_file(path):
+        texts = {p: _text_or_empty(p, root) for p in sorted((root / "models").glob("*/*.yaml"))}
         pattern = _model_id_pattern(model_id)
-        path = next((p for p in sorted((root / "models").glob("*/*.yaml"))
-                     if pattern.search(p.read_text(encoding="utf-8"))), path)
-    if not path.is_file():
+        path = next((p for p, text in texts.items() if pattern.search(text)), path)
+        folded = model_id.casefold()
+        if not _is_file(path) and not any(model_id in text for text in texts.values()):
+            ids = [f"{p.parent.name}/{p.stem}" for p in texts]
+            ids += [m.group(1) for text in texts.values() for m in _IDS.finditer(text)]
+            ids += [a for text in texts.values() for m in _ALIASES.finditer(text)
+                    for a in re.findall(r"[^\s,'\"]+", m.group(1))]
+            known = next((i for i in ids if i.casefold() == folded), None)
+            if known is not None or not any(folded in t.casefold() for t in texts.values()):
+                raise UnknownModel(model_id, known)  # no file mentions it as it is written
+    if not _is_file(path):
         return load_catalog(root)
     problems: list[Located] = []
     hardware, strategies, strategy_files = _load_tree_base(root, problems)

@@ -12,29 +12,77 @@ behaviour to its command synthesis; the draft writes it down in our format (v2):
   single-node auto-fit and "NVFP4 runs on Blackwell" are builder rules here too;
 - un-keyed `strategy_overrides.<s>.extra_args` become `strategy_overrides.<s>.all`;
 - `dependencies` keep their note and command (`brand` → `hardware`, `install_modes` →
-  `install`); `model.nightly_required` → `model.nightly`; `model.install` notes are kept;
+  `install`); `model.nightly_required` → `model.nightly`; `model.install` notes are kept
+  (a method left empty is offered: only `false` hides it; the public site opens the tab
+  listed first, a TODO line where that is Docker);
+- newer public fields: a top-level `default_hardware` (beside `meta.default_hardware`),
+  `kv_cache_strategy_hardware` (gates of the KV-store strategies, read like
+  `strategy_hardware`), a feature's `extra_env` (our `env`), `strategy_overrides.<s>.env`
+  (our `extra_env`);
+- `upstream: {path, commit}` records the public file and commit the draft was made from:
+  `--upstream-path` (else read from an input path ending `models/<Org>/<repo>.yaml`) and
+  `--upstream-commit`;
 - the guide is not copied: the draft's `.md` is a stub to write in our own words.
 
 What the draft cannot decide is listed in its header as `TODO:` lines (prefill/decode pools,
-strategy-level hardware overrides that replace rather than add, ...). Read them, settle each
-one, compare the commands with the public catalogue's, and delete the header.
+strategy-level hardware overrides that replace rather than add, hardware ids or strategies
+this catalogue lacks, ...). Every public field the port does not know is a `TODO:` line too,
+so a newer file loses nothing silently. Read them, settle each one, compare the commands with
+the public catalogue's, and delete the header.
 """
 
 from __future__ import annotations
 
-import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["draft", "main"]
+from .cli import ArgumentParser
+from .errors import InvalidRecipe
+from .yaml_source import load_text, read_text, read_yaml
+
+__all__ = ["KNOWN", "draft", "main", "upstream_path"]
 
 DROPPED_META = ("difficulty", "slug", "platforms", "hardware", "default_hardware")
 DROPPED_MODEL = ("base_args", "base_env", "supports_dcp", "docker_source", "flashinfer_autotune",
                  "nightly_required", "install", "docker_image")
 BRAND_KEYS = {"nvidia": "nvidia", "amd": "amd", "tpu": "google", "intel": "xeon", "huawei": "npu"}
+
+# The public fields the port reads (or drops on purpose), per place in the file; anything
+# else becomes a TODO line naming it.
+KNOWN = {
+    "": {"meta", "model", "features", "opt_in_features", "hardware_opt_in_features", "variants",
+         "compatible_strategies", "default_strategy", "strategy_hardware",
+         "kv_cache_strategy_hardware", "hardware_overrides", "strategy_overrides",
+         "dependencies", "kv_offload_support", "omni", "strategy_min_gpus", "hardware_notes",
+         "guide", "default_hardware"},
+    "meta": {"title", "slug", "provider", "description", "date_added", "date_updated",
+             "difficulty", "tasks", "performance_headline", "related_recipes", "hardware",
+             "default_hardware", "platforms"},
+    "model": {"model_id", "min_vllm_version", "architecture", "parameter_count",
+              "active_parameters", "context_length", "base_args", "base_env", "docker_image",
+              "docker_source", "flashinfer_autotune", "nightly_required", "install",
+              "supports_dcp"},
+    "feature": {"label", "description", "args", "extra_env", "default_mode", "modes", "hardware",
+                "hardware_overrides", "strategies", "companion"},
+    "mode": {"label", "description", "args", "hardware", "hardware_overrides", "variants"},
+    "args_override": {"args"},
+    "variant": {"model_id", "label", "precision", "vram_minimum_gb", "description",
+                "min_vllm_version", "docker_image", "default_modes", "supported_hardware",
+                "precision_hardware", "tp", "extra_args", "extra_env", "hardware_overrides"},
+    "override": {"extra_args", "extra_env", "docker_image", "install"},
+    "strategy_override": {"extra_args", "vllm_args", "extra_env", "env", "tp",
+                          "hardware_overrides"},
+    "dependency": {"note", "command", "optional", "brand", "install_modes"},
+}
+PD_OVERRIDE = "pd_cluster"
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _identifier(value: str) -> str:
@@ -48,31 +96,87 @@ def _keyed(value: Any) -> Any:
     return value
 
 
-def _args(tokens: list[Any] | None) -> list[str]:
-    return [str(token) for token in tokens or []]
+def _args(tokens: Any, where: str = "", todo: list[str] | None = None) -> list[str]:
+    """A public token list as strings; anything else is a TODO line (and no tokens)."""
+    if tokens is None:
+        return []
+    if not isinstance(tokens, list):
+        if todo is not None:
+            todo.append(f"{where}: {tokens!r} is not a list of tokens (the public synthesis "
+                        "reads lists only); write the arguments by hand")
+        return []
+    return [str(token) for token in tokens]
 
 
-def _override(data: dict[str, Any]) -> dict[str, Any]:
+def _override(data: dict[str, Any], where: str = "",
+              todo: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in ("extra_args", "extra_env", "docker_image"):
         if data.get(key):
-            out[key] = _args(data[key]) if key == "extra_args" else data[key]
+            out[key] = (_args(data[key], f"{where}.extra_args", todo) if key == "extra_args"
+                        else data[key])
+    if not out.get("extra_args"):
+        out.pop("extra_args", None)
+    if "install" in data:
+        out["install"] = data["install"]
     return out
 
 
-def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any], list[str]]:
-    """(our recipe as data, TODO lines) for one public recipe."""
+def _unknown(where: str, data: Any, kind: str, todo: list[str]) -> None:
+    """A TODO line for each key of `data` that the port does not read (see `KNOWN`)."""
+    if not isinstance(data, dict):
+        return
+    for key in data:
+        if key not in KNOWN[kind]:
+            path = f"{where}.{key}" if where else str(key)
+            todo.append(f"{path}: a public field the port does not know ({data[key]!r:.60}); "
+                        "map it by hand or drop it")
+
+
+def _hardware_keys(where: str, keys: Any, known: set[str] | None, todo: list[str]) -> None:
+    """A TODO line for each hardware key this catalogue does not have."""
+    if known is None:
+        return
+    for key in keys or []:
+        name = str(key)
+        if name not in known and name not in ("default", "all") and not name.startswith("arch:"):
+            todo.append(f"{where}: hardware {name!r} is not in recipes/hardware.yaml; add it "
+                        "(with its facts) or drop it")
+
+
+def upstream_path(path: Path) -> str | None:
+    """`models/<Org>/<repo>.yaml` when `path` ends so (a checkout of the public catalogue)."""
+    parts = path.parts
+    if len(parts) >= 3 and parts[-3] == "models" and path.suffix == ".yaml":
+        return "/".join(parts[-3:])
+    return None
+
+
+def draft(public: dict[str, Any], restricted: set[str], *,
+          hardware_keys: set[str] | None = None, strategies: set[str] | None = None,
+          upstream: dict[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """(our recipe as data, TODO lines) for one public recipe. `hardware_keys` (every id,
+    brand and generation of our catalogue) and `strategies` (our strategy ids), when given,
+    turn names this catalogue lacks into TODO lines; `upstream` (`path`, `commit`) is
+    written as the recipe's `upstream` block."""
     todo: list[str] = []
+    _unknown("", public, "", todo)
     meta = public["meta"]
-    ours: dict[str, Any] = {"meta": {k: v for k, v in meta.items() if k not in DROPPED_META}}
+    _unknown("meta", meta, "meta", todo)
+    ours: dict[str, Any] = {"meta": {k: v for k, v in meta.items()
+                                     if k in KNOWN["meta"] and k not in DROPPED_META}}
     ours["meta"]["tasks"] = list(meta.get("tasks", []))
     for key in ("date_added", "date_updated"):
         if key in ours["meta"]:
             ours["meta"][key] = str(ours["meta"][key])
+        else:
+            todo.append(f"meta.{key}: the public file gives none (its git history has the "
+                        "date)")
     if not ours["meta"].get("related_recipes"):
         ours["meta"].pop("related_recipes", None)
 
     listed = meta.get("hardware") or {}
+    _hardware_keys("meta.hardware", listed, hardware_keys, todo)
     verified = [hw for hw, level in listed.items() if level == "verified"]
     offer = {hw: "unsupported" for hw, level in listed.items() if level == "unsupported"}
     offer.update({hw: "supported" for hw, level in listed.items()
@@ -81,8 +185,14 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         ours["hardware"] = offer
     if verified:
         ours["verified"] = verified
-    if meta.get("default_hardware"):
-        ours["default_hardware"] = meta["default_hardware"]
+    default_hw = meta.get("default_hardware") or public.get("default_hardware")
+    if meta.get("default_hardware") and public.get("default_hardware") not in (
+            None, meta["default_hardware"]):
+        todo.append(f"default_hardware: meta says {meta['default_hardware']!r}, the top level "
+                    f"{public['default_hardware']!r}; the draft keeps meta's")
+    if default_hw:
+        ours["default_hardware"] = default_hw
+        _hardware_keys("default_hardware", [default_hw], hardware_keys, todo)
 
     compatible = [] if public.get("omni") else list(public.get("compatible_strategies") or [])
     first = public.get("default_strategy")
@@ -90,18 +200,46 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         compatible = [first, *[s for s in compatible if s != first]]
     elif "single_node_tp" in compatible:
         compatible = ["single_node_tp", *[s for s in compatible if s != "single_node_tp"]]
-    gates = public.get("strategy_hardware") or {}
+    gates = dict(public.get("strategy_hardware") or {})
+    kv_gates = public.get("kv_cache_strategy_hardware") or {}
+    if kv_gates:
+        todo.append("kv_cache_strategy_hardware: the public site offers the KV-store "
+                    "strategies wherever this does not gate them; the draft offers them only "
+                    "where it says `supported` (add them to `strategies` to offer more)")
+        for sid, mapping in kv_gates.items():
+            if sid in gates:
+                todo.append(f"kv_cache_strategy_hardware.{sid}: also in strategy_hardware; "
+                            "the draft keeps strategy_hardware's")
+                continue
+            gates[sid] = mapping
     for sid, mapping in gates.items():
         if sid not in compatible and "supported" in (mapping or {}).values():
             compatible.append(sid)
+        _hardware_keys(f"strategy_hardware.{sid}", mapping, hardware_keys, todo)
+    # A KV-store gate matters only where the draft offers the strategy.
+    gates = {sid: m for sid, m in gates.items() if sid not in kv_gates or sid in compatible}
+    if strategies is not None:
+        for sid in compatible:
+            if sid not in strategies:
+                todo.append(f"compatible_strategies: {sid!r} is not a strategy of "
+                            "recipes/strategies/; add the strategy or drop it")
     if compatible:
         ours["strategies"] = compatible
     if gates:
         ours["strategy_hardware"] = {sid: _keyed(mapping) for sid, mapping in gates.items()}
 
     model = public["model"]
-    ours["model"] = {k: v for k, v in model.items() if k not in DROPPED_MODEL}
-    ours["model"]["min_vllm_version"] = str(model["min_vllm_version"])
+    _unknown("model", model, "model", todo)
+    ours["model"] = {k: v for k, v in model.items()
+                     if k in KNOWN["model"] and k not in DROPPED_MODEL}
+    if model.get("min_vllm_version") is not None:
+        ours["model"]["min_vllm_version"] = str(model["min_vllm_version"])
+    else:
+        todo.append("model.min_vllm_version: the public file gives none; find the release "
+                    "that first serves the model")
+    if not model.get("architecture"):
+        todo.append("model.architecture: the public file gives none; write moe or dense "
+                    "(the model card's config)")
     if not model.get("context_length"):
         ours["model"].pop("context_length", None)
     if model.get("nightly_required"):
@@ -123,10 +261,18 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
             images[BRAND_KEYS.get(brand, brand)] = value
         ours["model"]["docker_image"] = images
     install = model.get("install") or {}
-    notes = {m: c["note"] for m, c in install.items() if isinstance(c, dict) and c.get("note")}
+    notes = {m: c["note"] for m, c in install.items()
+             if m in ("pip", "docker") and isinstance(c, dict) and c.get("note")}
     if notes:
         ours["model"]["install_notes"] = notes
+    if list(install)[:1] == ["docker"] and install.get("pip") is not False:
+        todo.append("model.install lists docker first: the public site opens its Docker tab "
+                    "by default; here pip is the default unless pip is refused")
     for method, config in install.items():
+        if method not in ("pip", "docker"):
+            todo.append(f"model.install.{method}: not an install method here (pip, docker); "
+                        f"{config!r:.80}")
+            continue
         if config is False:
             ours.setdefault("hardware_overrides", {}).setdefault("all", {}).setdefault(
                 "install", {})[method] = False
@@ -144,6 +290,7 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         for fid in fids:
             hw_opt_in.setdefault(fid, []).append(hw)
     for fid, feature in (public.get("features") or {}).items():
+        _unknown(f"features.{fid}", feature, "feature", todo)
         out: dict[str, Any] = {}
         for key in ("label", "description"):
             if feature.get(key):
@@ -154,11 +301,15 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         elif fid in hw_opt_in:
             out["opt_in"] = hw_opt_in[fid]
         if feature.get("args"):
-            out["args"] = _args(feature["args"])
+            out["args"] = _args(feature["args"], f"features.{fid}.args", todo)
+        if feature.get("extra_env"):
+            out["env"] = dict(feature["extra_env"])
         if feature.get("strategies"):
             out["strategies"] = feature["strategies"]
         if feature.get("hardware"):
             out["hardware"] = _keyed(feature["hardware"])
+        for key, override in (feature.get("hardware_overrides") or {}).items():
+            _unknown(f"features.{fid}.hardware_overrides.{key}", override, "args_override", todo)
         if feature.get("hardware_overrides"):
             out["hardware_overrides"] = {
                 ("all" if k == "default" else k): {"args": _args(v.get("args"))}
@@ -168,6 +319,7 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
                 out["default_mode"] = feature["default_mode"]
             modes = {}
             for mid, mode in feature["modes"].items():
+                _unknown(f"features.{fid}.modes.{mid}", mode, "mode", todo)
                 m: dict[str, Any] = {"label": mode.get("label") or mid}
                 if mode.get("description"):
                     m["description"] = mode["description"]
@@ -177,6 +329,9 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
                     m["hardware"] = _keyed(mode["hardware"])
                 if mode.get("args"):
                     m["args"] = _args(mode["args"])
+                for key, override in (mode.get("hardware_overrides") or {}).items():
+                    _unknown(f"features.{fid}.modes.{mid}.hardware_overrides.{key}", override,
+                             "args_override", todo)
                 if mode.get("hardware_overrides"):
                     m["hardware_overrides"] = {
                         ("all" if k == "default" else k): {"args": _args(v.get("args"))}
@@ -191,6 +346,7 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
 
     variants: dict[str, Any] = {}
     for raw_vid, variant in public["variants"].items():
+        _unknown(f"variants.{raw_vid}", variant, "variant", todo)
         vid = _identifier(raw_vid)
         if vid != raw_vid:
             todo.append(f"variants.{raw_vid}: renamed {vid} (ids are lower-case with _)")
@@ -206,6 +362,8 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
                                       for p in v["precision"].split("/"))
         if variant.get("supported_hardware"):
             v["hardware"] = list(variant["supported_hardware"])
+            _hardware_keys(f"variants.{raw_vid}.supported_hardware", v["hardware"],
+                           hardware_keys, todo)
         if variant.get("precision_hardware"):
             constraint = variant["precision_hardware"]
             keys = [BRAND_KEYS.get(str(constraint.get("brand", "")).lower(), "")]
@@ -215,17 +373,22 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
         if variant.get("tp") is not None:
             v["tp"] = _keyed(variant["tp"])
         if variant.get("extra_args"):
-            v["extra_args"] = _args(variant["extra_args"])
+            v["extra_args"] = _args(variant["extra_args"], f"variants.{raw_vid}.extra_args",
+                                    todo)
         if variant.get("extra_env"):
             v["extra_env"] = variant["extra_env"]
         if variant.get("hardware_overrides"):
-            v["hardware_overrides"] = {k: _override(o) | (
-                {"install": o["install"]} if "install" in o else {})
-                for k, o in variant["hardware_overrides"].items()}
+            where = f"variants.{raw_vid}.hardware_overrides"
+            v["hardware_overrides"] = {}
+            for k, o in variant["hardware_overrides"].items():
+                _unknown(f"{where}.{k}", o, "override", todo)
+                v["hardware_overrides"][k] = _override(o, f"{where}.{k}", todo)
+            _hardware_keys(where, variant["hardware_overrides"], hardware_keys, todo)
         variants[vid] = v
     ours["variants"] = variants
 
-    for dep in public.get("dependencies") or []:
+    for index, dep in enumerate(public.get("dependencies") or []):
+        _unknown(f"dependencies.{index}", dep, "dependency", todo)
         d: dict[str, Any] = {"note": dep["note"], "command": dep["command"]}
         if dep.get("optional"):
             d["optional"] = True
@@ -237,8 +400,20 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
     if public.get("kv_offload_support"):
         ours["kv_offload_support"] = dict(public["kv_offload_support"])
 
-    overrides = {k: _override(v) for k, v in (public.get("hardware_overrides") or {}).items()
-                 if _override(v)}
+    overrides = {}
+    for key, value in (public.get("hardware_overrides") or {}).items():
+        if not isinstance(value, dict):
+            continue
+        where = f"hardware_overrides.{key}"
+        if value.get("install_note"):
+            todo.append(f"{where}.install_note: {value['install_note']!r:.80} (a note for this "
+                        "hardware's install: write it in the guide's hardware notes)")
+        _unknown(where, {k: v for k, v in value.items() if k != "install_note"}, "override",
+                 todo)
+        override = _override(value, where, todo)
+        if override:
+            overrides[key] = override
+    _hardware_keys("hardware_overrides", public.get("hardware_overrides"), hardware_keys, todo)
     if "nvidia" in overrides and {"hopper", "blackwell", "ada", "ampere"} & set(overrides):
         todo.append("hardware_overrides.nvidia: the public synthesis skips it where a generation "
                     "key exists; here both apply (brand first)")
@@ -248,22 +423,35 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
     for sid, so in (public.get("strategy_overrides") or {}).items():
         if not so:
             continue
-        if sid == "pd_cluster":
+        if sid == PD_OVERRIDE:
             todo.append("strategy_overrides.pd_cluster: write the pools as a `pd:` block "
-                        "(layout, nodes, extra_args per pool; env; connectors)")
+                        "(layout, nodes, extra_args per pool; env; connectors; router)")
             continue
+        where = f"strategy_overrides.{sid}"
+        _unknown(where, so, "strategy_override", todo)
         mapping: dict[str, Any] = {}
-        plain = _override(so) | ({"extra_args": _args(so["vllm_args"])} if so.get("vllm_args")
-                                 else {})
+        plain = _override(so, where, todo) | (
+            {"extra_args": _args(so["vllm_args"], f"{where}.vllm_args", todo)}
+            if so.get("vllm_args") else {})
+        if so.get("env"):
+            plain["extra_env"] = {**so["env"], **plain.get("extra_env", {})}
+            todo.append(f"{where}.env: written as extra_env; check that the public synthesis "
+                        "sets it outside prefill/decode too")
         if plain:
             mapping["all"] = plain
         tp = so.get("tp")
         if tp is not None and sid == "single_node_tp":
             for key, size in (_keyed(tp) if isinstance(tp, dict) else {"all": tp}).items():
                 mapping.setdefault(key, {})["parallel_size"] = size
+        elif tp is not None:
+            todo.append(f"{where}.tp {tp!r}: the public synthesis reads `tp` for "
+                        f"single_node_tp only, and {sid} spans every GPU of the node; if the "
+                        "size differs, write it as parallel_size")
         for key, ho in (so.get("hardware_overrides") or {}).items():
-            if _override(ho):
-                mapping.setdefault(key, {}).update(_override(ho))
+            _unknown(f"{where}.hardware_overrides.{key}", ho, "override", todo)
+            override = _override(ho, f"{where}.hardware_overrides.{key}", todo)
+            if override:
+                mapping.setdefault(key, {}).update(override)
                 todo.append(f"strategy_overrides.{sid}.hardware_overrides.{key}: the public "
                             "synthesis lets a strategy's generation override REPLACE the "
                             "recipe's and the variant's for that generation; here it adds to "
@@ -279,6 +467,12 @@ def draft(public: dict[str, Any], restricted: set[str]) -> tuple[dict[str, Any],
                     "vram_minimum_gb (node counts follow from it) or strategy_hardware")
     if public.get("hardware_notes"):
         todo.append("hardware_notes: rewrite them in the guide's `## Hardware notes` section")
+    if upstream and upstream.get("path") and upstream.get("commit"):
+        ours["upstream"] = {"path": upstream["path"], "commit": upstream["commit"]}
+    elif upstream is not None:
+        missing = [k for k in ("path", "commit") if not upstream.get(k)]
+        todo.append(f"upstream: no {' or '.join(missing)} (pass --upstream-path / "
+                    "--upstream-commit); write `upstream: {path, commit}` by hand")
     return ours, todo
 
 
@@ -356,7 +550,7 @@ def _dump(data: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="vllm-recipes port",
         description="Write a first draft of a recipe from a public-catalogue recipe YAML "
                     "(github.com/vllm-project/recipes models/<org>/<repo>.yaml).")
@@ -364,23 +558,67 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipes", type=Path, default=Path("recipes"),
                         help="the recipe tree to write into (default: recipes/)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing recipe")
+    parser.add_argument("--upstream-path", metavar="models/ORG/REPO.yaml",
+                        help="the public file's path in its repository (default: read from "
+                             "PUBLIC when it ends models/<Org>/<repo>.yaml)")
+    parser.add_argument("--upstream-commit", metavar="SHA",
+                        help="the public commit PUBLIC was read at (7 to 40 hex digits)")
     args = parser.parse_args(argv)
-    public = yaml.safe_load(args.public.read_text(encoding="utf-8"))
-    hardware = yaml.safe_load((args.recipes / "hardware.yaml").read_text(encoding="utf-8"))
-    restricted = {hw for hw, spec in hardware["hardware"].items() if spec.get("restricted")}
-    ours, todo = draft(public, restricted)
+    commit = args.upstream_commit
+    if commit is not None and not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+        print(f"vllm-recipes port: --upstream-commit: {commit!r} is not 7 to 40 lower-case "
+              "hex digits", file=sys.stderr)
+        return 2
+    path = args.upstream_path or upstream_path(args.public)
+    if path is not None and not re.fullmatch(r"models/[\w.-]+/[\w.-]+\.yaml", path):
+        print(f"vllm-recipes port: --upstream-path: {_quoted(path)} is not "
+              "models/<Org>/<repo>.yaml", file=sys.stderr)
+        return 2
+    try:
+        public = load_text(read_text(args.public, str(args.public)), str(args.public))
+        hardware = read_yaml(args.recipes / "hardware.yaml",
+                             str(args.recipes / "hardware.yaml")).data
+    except InvalidRecipe as error:
+        print(f"vllm-recipes port: {error}", file=sys.stderr)
+        return 2
+    model = public.get("model") if isinstance(public, dict) else None
+    model_id = model.get("model_id") if isinstance(model, dict) else None
+    if not isinstance(model_id, str) or not isinstance(public.get("meta"), dict):
+        print(f"vllm-recipes port: {args.public}: not a public-catalogue recipe (it needs "
+              "`meta` and `model.model_id`)", file=sys.stderr)
+        return 2
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", model_id) or ".." in model_id:
+        print(f"vllm-recipes port: {args.public}: model.model_id {_quoted(model_id)} is not "
+              "a Hugging Face id (ORG/NAME)", file=sys.stderr)
+        return 2
+    try:
+        restricted = {hw for hw, spec in hardware["hardware"].items() if spec.get("restricted")}
+        keys = {*hardware["hardware"], *hardware["brands"], *hardware["generations"]}
+        strategy_ids = {p.stem for p in (args.recipes / "strategies").glob("*.yaml")}
+        ours, todo = draft(public, restricted, hardware_keys=keys, strategies=strategy_ids,
+                           upstream={"path": path or "", "commit": commit or ""})
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        print(f"vllm-recipes port: {args.public}: not in the public catalogue's recipe format "
+              f"({type(error).__name__}: {_quoted(str(error))})", file=sys.stderr)
+        return 2
     model_id = ours["model"]["model_id"]
     target = args.recipes / "models" / f"{model_id}.yaml"
     if target.exists() and not args.force:
         print(f"vllm-recipes port: {target} exists (use --force)", file=sys.stderr)
         return 2
     target.parent.mkdir(parents=True, exist_ok=True)
+    source = path or f"models/{args.public.parent.name}/{args.public.name}"
+    at = f" at {commit[:7]}" if commit else ""
     header = ["# yaml-language-server: $schema=../../schema.json",
               f"# {ours['meta']['title']}. Facts from the public catalogue "
-              f"(github.com/vllm-project/recipes, models/{args.public.parent.name}/"
-              f"{args.public.name}); the guide ({target.with_suffix('.md').name}) is ours.",
+              f"(github.com/vllm-project/recipes, {source}{at}); the guide "
+              f"({target.with_suffix('.md').name}) is ours.",
               *[f"# TODO: {line}" for line in todo]]
-    target.write_text("\n".join(header) + "\n" + _dump(ours), encoding="utf-8")
+    body = _dump({k: v for k, v in ours.items() if k != "upstream"})
+    if "upstream" in ours:  # block style, as every ported recipe writes it
+        body += (f"upstream:\n  path: {ours['upstream']['path']}\n"
+                 f"  commit: {ours['upstream']['commit']}\n")
+    target.write_text("\n".join(header) + "\n" + body, encoding="utf-8")
     guide = target.with_suffix(".md")
     if not guide.exists():
         guide.write_text("## Overview\n\nTODO: write the guide in our own words.\n",

@@ -29,16 +29,20 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    field_validator,
     model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from builder import vllm_release
 from builder.arglist import is_flag
-from builder.vocabulary import OMNI_KINDS, SELECTION_KEYS
+from builder.errors import quoted
+from builder.vocabulary import COMPANIONS, OMNI_KINDS, SELECTION_KEYS, SERVE_PORT, is_foreign
 
 __all__ = [
     "Args",
     "Brand",
+    "Companion",
     "Dependency",
     "Feature",
     "HardwareCatalog",
@@ -63,6 +67,7 @@ HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 Support = Literal["verified", "supported", "experimental", "unsupported"]
 Offer = Literal["supported", "experimental", "unsupported"]
 InstallMethod = Literal["pip", "docker"]
+Port = Annotated[int, Field(ge=1, le=65535)]
 
 PRECISIONS = (
     "bf16", "fp16", "fp32", "fp8", "fp4", "nvfp4", "mxfp4", "mxfp8", "int2", "int4", "int8",
@@ -94,8 +99,73 @@ def _precision(value: str) -> str:
     return value
 
 
+def _named(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is empty; give the name people see")
+    return value
+
+
+def _strategy_list(value: list[str]) -> list[str]:
+    if not value:
+        raise ValueError("lists no strategy; name at least one, or leave `strategies` out for "
+                         "the default list")
+    twice = sorted({sid for sid in value if value.count(sid) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(twice)} listed twice")
+    return value
+
+
 Date = Annotated[str, BeforeValidator(_date)]
 Precision = Annotated[str, AfterValidator(_precision)]
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""A line break, a tab or another control character: never part of a command-line word (the
+shell text would break the line, `docker_argv` would hold it as is)."""
+
+
+def _one_line(value: str) -> str:
+    """A command-line word, an environment value, an image, a path: printable, one line."""
+    if _CONTROL.search(value):
+        raise ValueError(f"{quoted(value)} holds a line break or another control character; "
+                         "write it on one line")
+    return value
+
+
+OneLine = Annotated[str, AfterValidator(_one_line)]
+"""Text that goes into a command as one word (see `_one_line`)."""
+
+IMAGE = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]+)?/)?"  # registry[:port]/
+    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"  # name
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?")  # :tag, @digest
+"""A Docker image reference (Docker's grammar: `[registry[:port]/]name[:tag][@digest]`)."""
+
+
+def _image(value: str) -> str:
+    if not IMAGE.fullmatch(value):
+        raise ValueError(f"{quoted(value)} is not a Docker image reference "
+                         "([REGISTRY/]NAME[:TAG][@sha256:DIGEST])")
+    return value
+
+
+Image = Annotated[str, AfterValidator(_image)]
+
+
+def _json_words(value: Any, where: str) -> None:
+    """Every string of a JSON value (keys too) is one line (it is part of one word)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                _one_line(item)
+            except ValueError as error:
+                raise ValueError(f"{where}: {error}") from None
+        elif isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
 
 
 def _token(value: Any, where: str) -> str:
@@ -104,7 +174,10 @@ def _token(value: Any, where: str) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
-        return value
+        try:
+            return _one_line(value)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
     raise ValueError(f"{where}: {value!r} is not a command-line token")
 
 
@@ -125,6 +198,7 @@ def _args(value: Any) -> list[Any]:
                     "use remove_args"
                 )
             elif isinstance(item, dict | list):
+                _json_words(item, flag)
                 tokens += [flag, item]
             else:
                 tokens += [flag, _token(item, flag)]
@@ -136,6 +210,7 @@ def _args(value: Any) -> list[Any]:
         if isinstance(item, dict | list):
             if not tokens or not isinstance(tokens[-1], str) or not is_flag(tokens[-1]):
                 raise ValueError(f"item {index}: a JSON value must follow its --flag")
+            _json_words(item, tokens[-1])
             tokens.append(item)
         else:
             tokens.append(_token(item, f"item {index}"))
@@ -174,13 +249,13 @@ class Brand(Strict):
     """Shown on pills and in `hardware_profile.brand` (e.g. "NVIDIA")."""
     primary: bool = False
     """Recipe-wide images (a variant's `docker_image`) are written for the primary brand."""
-    default_image: str
+    default_image: Image
     """Docker image used when neither the recipe nor a variant names one."""
-    nightly_image: str | None = None
+    nightly_image: Image | None = None
     """Image used instead of `default_image` when a recipe needs a nightly build."""
-    docker_device_args: list[str]
+    docker_device_args: list[OneLine]
     """`docker run` arguments that expose the accelerators (e.g. `--gpus all`)."""
-    docker_command_prefix: list[str] = []
+    docker_command_prefix: list[OneLine] = []
     """Words after the image when the image has no `vllm serve` entrypoint."""
     visible_devices_env: EnvName | None = None
     """Environment variable that selects devices (CUDA_VISIBLE_DEVICES, ...); none on CPUs."""
@@ -191,10 +266,35 @@ class Brand(Strict):
     device: str = "GPU"
     """What one accelerator is called in summaries (GPU, NPU, TPU chip, NUMA node)."""
 
+    @field_validator("default_image", "nightly_image", "pip_install", "pip_install_nightly",
+                     mode="before")
+    @classmethod
+    def _release(cls, value: Any) -> Any:
+        """`{vllm_version}` is the release the commands are checked with (builder/vllm_release);
+        filled in before the image is checked as an image reference."""
+        return vllm_release.fill(value) if isinstance(value, str) else value
+
 
 class Generation(Strict):
     brand: Identifier
     display_name: str
+    kubernetes_resource: str | None = None
+    """The extended resource its accelerators are requested as on Kubernetes (the vendor's
+    device plugin: `nvidia.com/gpu`, `amd.com/gpu`, ...). Without it the Kubernetes file is
+    not offered for its hardware (a CPU brand, one without `visible_devices_env`, needs none)."""
+
+
+def _pattern(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"{value!r} is not a regular expression ({error})") from None
+    return value
+
+
+DetectPattern = Annotated[str, BeforeValidator(_pattern)]
+"""A regular expression for a device name (see `HardwareProfile.detect`)."""
 
 
 class HardwareProfile(Strict):
@@ -214,6 +314,12 @@ class HardwareProfile(Strict):
     """Offered only by recipes that name it (workstations, TPUs, CPUs, NPUs)."""
     scalable: bool = True
     """False for machines that cannot join a multi-node deployment (a single workstation)."""
+    detect: list[DetectPattern] = []
+    """`vllm-recipes --detect`: regular expressions (case-insensitive, searched) for the
+    device name the brand's tool reports (nvidia-smi, amd-smi / rocm-smi, npu-smi, the TPU
+    accelerator type, lscpu's model name). A machine is this hardware when a pattern matches
+    and it has `gpu_count` devices; failing an exact count, a node (`scalable`) also matches
+    another count, said in a notice, and a fixed box (`scalable: false`) does not."""
 
 
 class HardwareCatalog(Strict):
@@ -264,23 +370,83 @@ class HardwareMatch(Strict):
     only_when_oversize: bool = False
     """Only offered when the model does not fit on one node of the chosen hardware."""
 
+    @model_validator(mode="after")
+    def _range(self) -> HardwareMatch:
+        if self.max_gpus is not None and self.max_gpus < self.min_gpus:
+            raise ValueError(f"max_gpus: {self.max_gpus} is less than min_gpus "
+                             f"({self.min_gpus}): no hardware would match")
+        return self
+
+
+CompanionRole = Literal[tuple(COMPANIONS)]  # type: ignore[valid-type]
+"""A companion process kind: the builder's registry (`builder.vocabulary.COMPANIONS`)."""
+DERIVED_COMPANION_FLAGS = ("--port", "--worker-urls", "--intra-node-data-parallel-size")
+"""A router companion's flags the builder sets from the engine command (never written)."""
+
+
+class Companion(Strict):
+    """A process the strategy starts beside its `vllm serve` on the same node: a router in
+    front of the engine. The builder adds its port and what it reads from the engine command
+    (the engine's URL and its data-parallel size)."""
+
+    role: CompanionRole
+    """What it is: a key of the builder's `COMPANIONS` registry (`router`: vLLM Router)."""
+    start: Literal["before", "after"] = "after"
+    """Started before the engine, or after the engine answers `/health`."""
+    port: Port
+    """The port clients connect to; the engine keeps the `--port` of the strategy's args."""
+    args: Args = []
+    """Its own arguments besides the ones the builder derives (`--policy`, `--host`, ...)."""
+    description: str
+    """One or two sentences on what it does here (shown with the start order)."""
+
+    @model_validator(mode="after")
+    def _no_derived_flags(self) -> Companion:
+        for token in self.args:
+            if isinstance(token, str) and token.split("=", 1)[0] in DERIVED_COMPANION_FLAGS:
+                raise ValueError(f"args: {token.split('=', 1)[0]} is set by the builder "
+                                 "(the port field, or read from the engine command)")
+        return self
+
 
 class Strategy(Strict):
     name: Identifier
     deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store", "omni"]
     layout: Literal[
-        "tp", "tep", "dep", "tp_dp", "tp_pp", "pd", "kv_store_centralized", "kv_store_distributed",
-        "omni",
+        "tp", "tep", "dep", "dpa_tp", "tp_dp", "tp_pp", "pd", "kv_store_centralized",
+        "kv_store_distributed", "omni",
     ]
-    """How the builder lays processes out over GPUs and nodes."""
+    """How the builder lays processes out over GPUs and nodes (`dpa_tp`: one data-parallel
+    attention rank per GPU, the MoE experts split over all of them by tensor parallelism)."""
     display_name: str
     short_label: str
     orientation: Literal["latency", "balanced", "throughput"]
     description: str
     hardware_match: HardwareMatch
     vllm_args: Args = []
+    remove_args: list[Flag] = []
+    """Flags removed from its `vllm serve` after every layer of the recipe (with their values),
+    e.g. expert parallelism that a recipe's `base_args` turn on."""
     parallel_flag: Literal["--tensor-parallel-size", "--data-parallel-size"] | None = None
     """The flag that carries the strategy's parallel size (none: the server sets its own)."""
+    kv_offload: bool = True
+    """False: KV cache offloading (the `kv_offload` key) is not offered with this strategy."""
+    companion: Companion | None = None
+    """A process started beside the engine (a router in front of it): single-node only."""
+
+    @model_validator(mode="after")
+    def _companion_fits(self) -> Strategy:
+        if self.companion is None:
+            return self
+        if self.deploy_type != "single_node":
+            raise ValueError("companion: only single-node strategies start a companion")
+        tokens = [str(t) for t in self.vllm_args]
+        engine = (int(tokens[tokens.index("--port") + 1]) if "--port" in tokens[:-1]
+                  else SERVE_PORT)
+        if engine == self.companion.port:
+            raise ValueError(f"companion.port: {engine} is the engine's port too; give the "
+                             "engine another `--port` in vllm_args")
+        return self
 
 
 # ----------------------------------------------------------------------------- recipes
@@ -309,8 +475,8 @@ class HardwareOverride(Strict):
     extra_args: Args = []
     """Arguments added to `vllm serve`; a flag set again replaces its earlier value, and a JSON
     value written as a mapping is merged key by key into the one set before."""
-    extra_env: dict[EnvName, str] = {}
-    docker_image: str | None = None
+    extra_env: dict[EnvName, OneLine] = {}
+    docker_image: Image | None = None
     install: InstallToggle | None = None
     parallel_size: Annotated[int, Field(ge=1)] | None = None
     """Replaces the strategy's parallel size (see the builder's auto-fit rule)."""
@@ -326,14 +492,14 @@ class HardwareOverride(Strict):
 
 class ArgsOverride(Strict):
     args: Args = []
-    env: dict[EnvName, str] = {}
+    env: dict[EnvName, OneLine] = {}
 
 
 class Mode(Strict):
     label: str
     description: str = ""
     args: Args = []
-    env: dict[EnvName, str] = {}
+    env: dict[EnvName, OneLine] = {}
     hardware: dict[HardwareKey, Support] = {}
     """Support per hardware key; `unsupported` disables the mode there."""
     variants: list[Identifier] | None = None
@@ -347,7 +513,7 @@ class Feature(Strict):
     label: str | None = None
     """Pill text (the id, capitalised, when absent)."""
     args: Args = []
-    env: dict[EnvName, str] = {}
+    env: dict[EnvName, OneLine] = {}
     default_mode: Identifier | None = None
     modes: dict[Identifier, Mode] | None = None
     hardware: dict[HardwareKey, Support] = {}
@@ -397,13 +563,16 @@ class Variant(Strict):
     """Hardware this precision runs on, where it differs from the builder's rule (NVFP4 and
     FP4 weights run on Blackwell only)."""
     min_vllm_version: str | None = None
-    docker_image: str | None = None
+    docker_image: Image | None = None
     default_modes: dict[Identifier, Identifier] = {}
+    aliases: list[Identifier] = []
+    """Earlier ids of this variant (`variant=<old>` still works, with a notice that names
+    this id): for a variant renamed after links to it were published."""
     """Features switched on by default with this mode when this variant is selected."""
     tp: Annotated[dict[HardwareKey, Annotated[int, Field(ge=1)]], BeforeValidator(_keyed)] = {}
     """Tensor-parallel size of single-node Tensor Parallel per hardware key (`tp: 8` for all)."""
     extra_args: Args = []
-    extra_env: dict[EnvName, str] = {}
+    extra_env: dict[EnvName, OneLine] = {}
     hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
     strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
@@ -415,7 +584,7 @@ class Model(Strict):
     default_frontend: Literal["rust", "python"] | None = None
     """The frontend selected by default; absent: Python for vLLM-Omni recipes (its routes are
     served by its own API server), else Rust."""
-    docker_image: dict[HardwareKey, str] = {}
+    docker_image: dict[HardwareKey, Image] = {}
     """Docker image per hardware key (e.g. `amd`)."""
     architecture: Literal["moe", "dense"]
     parameter_count: str
@@ -427,7 +596,7 @@ class Model(Strict):
     install_notes: dict[InstallMethod, str] = {}
     """One sentence per install method, shown with its command (why an image, a version)."""
     base_args: Args = []
-    base_env: dict[EnvName, str] = {}
+    base_env: dict[EnvName, OneLine] = {}
 
 
 class Dependency(Strict):
@@ -443,12 +612,30 @@ class Dependency(Strict):
     """Hardware keys the step is for."""
     install: list[InstallMethod] = ["pip"]
     """Install methods that need it (a step for Docker runs inside the container)."""
+    provides: list[str] = []
+    """Paths a command may name (`--deploy-config`, `--chat-template`, ...) that the step
+    leaves where `vllm serve` starts (see builder/files.py)."""
+
+
+ParserKind = Literal["tool_call_parser", "reasoning_parser"]
+
+
+class RecipeFile(Strict):
+    """A file a command names (a parser plugin, a chat template) that is fetched from a URL
+    into the directory `vllm serve` starts from; the Docker form mounts it."""
+
+    download: Annotated[str, StringConstraints(pattern=r"^https://\S+$")]
+    """Where the file is fetched from (pinned where the host allows it)."""
+    note: str
+    """What the file is for, one sentence (shown with its install step)."""
+    registers: dict[ParserKind, list[str]] = {}
+    """The parser names the file registers when `--tool-parser-plugin` or
+    `--reasoning-parser-plugin` loads it (so `--tool-call-parser NAME` may name them)."""
 
 
 # ------------------------------------------------------------- prefill/decode, KV offload
 
 PdConnectorId = Literal["nixl", "mooncake"]
-Port = Annotated[int, Field(ge=1, le=65535)]
 
 
 class PdPool(Strict):
@@ -469,7 +656,7 @@ class PdPool(Strict):
     """The pool's API port (`--port`)."""
     extra_args: Args = []
     """Arguments for this pool's server only; a flag set again replaces its earlier value."""
-    extra_env: dict[EnvName, str] = {}
+    extra_env: dict[EnvName, OneLine] = {}
     remove_args: list[Flag] = []
     """Flags removed from this pool's server (with their values)."""
 
@@ -493,7 +680,7 @@ class PdConnector(Strict):
     kv_transfer_config: dict[str, Any] | None = None
     """The `--kv-transfer-config` JSON object of both pools (the builder's default when
     absent: `{"kv_connector":"NixlConnector","kv_role":"kv_both"}` or the Mooncake one)."""
-    extra_env: dict[EnvName, str] = {}
+    extra_env: dict[EnvName, OneLine] = {}
     """Environment of both pools when this connector is selected."""
 
 
@@ -505,11 +692,11 @@ class PdSettings(Strict):
     decode: PdPool | None = None
     extra_args: Args = []
     """Arguments of both pools' servers (after the features, before each pool's own)."""
-    extra_env: dict[EnvName, str] = {}
+    extra_env: dict[EnvName, OneLine] = {}
     remove_args: list[Flag] = []
     connectors: dict[PdConnectorId, PdConnector] | None = None
     """The connectors offered, first one the default (NIXL only when absent)."""
-    docker_volumes: list[str] = []
+    docker_volumes: list[OneLine] = []
     """Extra `-v` mounts of both pools' `docker run` (e.g. `/mnt/shared:/mnt/shared`)."""
     router_args: Args = []
     """Extra arguments of `vllm-router`."""
@@ -520,7 +707,7 @@ class KvOffload(Strict):
 
     cpu_gib: Annotated[int, Field(ge=1)] = 64
     """Host memory for offloaded KV blocks, GiB (`--kv-offloading-size`)."""
-    fs_root_dir: str = "/mnt/vllm-kv-cache"
+    fs_root_dir: OneLine = "/mnt/vllm-kv-cache"
     """Directory of the filesystem tier (mounted into the container as is)."""
     fs_threads: Annotated[int, Field(ge=1)] = 8
     """Read and write threads of the filesystem tier, each."""
@@ -610,7 +797,7 @@ class Meta(Strict):
             "difficulty": "not used by this site; drop it",
         })
 
-    title: str
+    title: Annotated[str, AfterValidator(_named)]
     slug: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")] | None = None
     """URL-friendly name (the model id's repo part, lower-cased, when absent)."""
     provider: str
@@ -637,9 +824,35 @@ class Source(SourceRepo):
     overlays: list[SourceRepo] = []
 
 
+class Upstream(Strict):
+    """Where in the public catalogue (github.com/vllm-project/recipes) this recipe was ported
+    from: `vllm-recipes upstream` reports what changed there since."""
+
+    path: Annotated[str, StringConstraints(pattern=r"^models/[\w.-]+/[\w.-]+\.yaml$")]
+    """The public file, `models/<org>/<repo>.yaml` (its own spelling, e.g. `Google/`)."""
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,40}$")]
+    """The public commit the port read (the file's newest version at the time)."""
+
+
+class Retired(Strict):
+    """A model this site no longer gives a command for; its page stays and says why."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=300)]
+    """One sentence: why there is no command (e.g. the vLLM release that dropped it)."""
+    since_vllm: str | None = None
+    """The vLLM release from which the model no longer runs."""
+
+
 class Recipe(Strict):
     meta: Meta
     model: Model
+    upstream: Upstream | None = None
+    """Where the public catalogue's copy of this recipe is (set by `vllm-recipes port`)."""
+    aliases: list[HfId] = []
+    """Other model ids that lead here (a renamed model's old ids): the CLI, the page's URL and
+    the JSON answer for them with a notice that names this recipe's id."""
+    retired: Retired | None = None
+    """Set when the model no longer runs on vLLM: no command, the reason instead."""
     hardware: dict[HardwareKey, Offer] = {}
     """Hardware this recipe offers, adjusting the default: every hardware of the catalog that
     is not `restricted`. `all: unsupported` starts from nothing; naming a restricted id offers
@@ -649,7 +862,7 @@ class Recipe(Strict):
     default_hardware: Identifier | None = None
     """Hardware of the default command (else B200 for Blackwell-only weights, else H200, else
     the first offered)."""
-    strategies: list[Identifier] | None = None
+    strategies: Annotated[list[Identifier], AfterValidator(_strategy_list)] | None = None
     """Strategies offered, in order of preference (the first available one is the default).
     When absent: single-node Tensor Parallel for embedding models, otherwise every single- and
     multi-node strategy that suits the architecture."""
@@ -660,6 +873,9 @@ class Recipe(Strict):
     """Groups of features of which at most one may be on."""
     variants: dict[Identifier, Variant]
     dependencies: list[Dependency] = []
+    files: dict[str, RecipeFile] = {}
+    """Files the commands name by these paths, each fetched by an install step (see
+    builder/files.py)."""
     kv_offload_support: dict[Literal["offloading_cpu", "offloading_fs"], Support] = {}
     """KV offload tiers this recipe offers (the `kv_offload` selection key: off, cpu, fs)."""
     kv_offload: KvOffload | None = None
@@ -689,6 +905,10 @@ class Recipe(Strict):
         for group in self.exclusive_features:
             if len(group) < 2:
                 raise ValueError("exclusive_features: a group needs at least two features")
+            twice = sorted({fid for fid in group if group.count(fid) > 1})
+            if twice:
+                raise ValueError(f"exclusive_features: {', '.join(twice)} listed twice in a "
+                                 "group")
             for feature_id in group:
                 if feature_id not in self.features:
                     raise ValueError(f"exclusive_features: unknown feature {feature_id!r}")
@@ -704,11 +924,23 @@ class Recipe(Strict):
                         f"variants.{variant_id}.default_modes.{feature_id}: unknown mode "
                         f"{mode_id!r}"
                     )
+        renamed: dict[str, str] = {}
+        for variant_id, variant in self.variants.items():
+            for alias in variant.aliases:
+                if alias in self.variants or alias in renamed:
+                    raise ValueError(
+                        f"variants.{variant_id}.aliases: {alias!r} is already the id of "
+                        f"variant {renamed.get(alias, alias)!r}")
+                renamed[alias] = variant_id
         for feature_id in self.features:
             if feature_id in SELECTION_KEYS:
                 raise ValueError(
                     f"features.{feature_id}: the name is a selection key of its own; rename it"
                 )
+            if is_foreign(feature_id):
+                raise ValueError(
+                    f"features.{feature_id}: the name is a URL key of the site or another "
+                    "widget on the page (the page could never set it); rename it")
         if self.kv_offload is not None and not self.kv_offload_support:
             raise ValueError("kv_offload: sizes given but kv_offload_support offers no tier")
         for feature_id, feature in self.features.items():

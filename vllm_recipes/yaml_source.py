@@ -1,10 +1,20 @@
 """Reading YAML the way recipes need it: duplicate keys refused, dates kept as text (the schema
 checks they are real), and the line of every key and list item remembered, so that every
-problem can be reported as `file:line: field.path: message`."""
+problem can be reported as `file:line: field.path: message`.
+
+Every file is read within bounds, whoever wrote it: a regular file (not a directory, device,
+FIFO or socket, also behind a symlink) of at most `MAX_FILE_BYTES`, UTF-8 text, nested at most
+`MAX_DEPTH` levels, and at most `MAX_VALUES` values once every alias is counted as a copy of
+what it names (a few hundred bytes of nested anchors would otherwise expand to gigabytes).
+Anything else is refused as one `file:line: message` line (`InvalidRecipe`). `read_text` and
+`load_text` give the same bounds to readers of other YAML (the public catalogue's files).
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,12 +24,120 @@ import yaml
 
 from .errors import InvalidRecipe
 
-__all__ = ["Located", "YamlFile", "dotted", "read_yaml"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_VALUES", "Located", "YamlFile", "dotted",
+           "load_text", "read_text", "read_yaml"]
 
 Path_ = tuple[str | int, ...]
+MAX_FILE_BYTES = 1 << 20
+"""The largest file read (the largest recipe-tree file is ~65 KB)."""
+MAX_DEPTH = 64
+"""The deepest nesting of mappings and lists (recipes nest ~10 levels)."""
+MAX_VALUES = 100_000
+"""The most values (keys, items, scalars) of one file, each alias counted as a copy of what it
+names (the largest recipe-tree file has ~3,300)."""
 
 
-class _PyLoader(yaml.SafeLoader):
+def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of `path`, a regular file of at most `limit` bytes; InvalidRecipe
+    (`display[:line]: message`) for anything else. Opened without blocking and checked before
+    reading, so a FIFO or a device (a symlink to /dev/zero) is refused, never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InvalidRecipe(f"{display}: no such file") from None
+    except OSError as error:
+        raise InvalidRecipe(f"{display}: cannot be read ({error.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InvalidRecipe(f"{display}: is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidRecipe(f"{display}: not a regular file (a device, FIFO or socket); "
+                                "recipe files are plain files")
+        if info.st_size > limit:
+            raise InvalidRecipe(f"{display}: {info.st_size:,} bytes, more than the "
+                                f"{limit:,} a file may have")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise InvalidRecipe(f"{display}: more than the {limit:,} bytes a file may have")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise InvalidRecipe(f"{display}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x})"
+                            f"{utf16}; save it as UTF-8") from None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _bound(node: yaml.Node, display: str) -> None:
+    """InvalidRecipe when `node` nests deeper than MAX_DEPTH or expands to more than
+    MAX_VALUES values. Iterative, each distinct node visited once (aliases share nodes)."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        key = id(current)
+        if key in size:
+            continue
+        children = _children(current)
+        if not done:
+            stack.append((current, True))
+            stack += [(child, False) for child in children if id(child) not in size]
+            continue
+        size[key] = min(MAX_VALUES + 1, 1 + sum(size[id(c)] for c in children))
+        depth[key] = min(MAX_DEPTH + 1, 1 + max((depth[id(c)] for c in children), default=0))
+    if depth[id(node)] > MAX_DEPTH:
+        at = node
+        for _ in range(MAX_DEPTH):  # down the deepest path to the level past the limit
+            at = max(_children(at), key=lambda c: depth[id(c)])
+        raise InvalidRecipe(f"{display}:{_mark(at)}: nested deeper than {MAX_DEPTH} levels")
+    if size[id(node)] > MAX_VALUES:
+        at = node
+        while True:  # the innermost value that is too large on its own
+            bigger = [c for c in _children(at) if size[id(c)] > MAX_VALUES]
+            if not bigger:
+                break
+            at = bigger[0]
+        raise InvalidRecipe(
+            f"{display}:{_mark(at)}: more than {MAX_VALUES:,} values, counting each alias "
+            "(*name) as a copy of its anchor; write the values out")
+
+
+def _mark(node: yaml.Node) -> str:
+    """`line: column N` of a node, as YAML syntax errors are reported."""
+    return f"{node.start_mark.line + 1}: column {node.start_mark.column + 1}"
+
+
+class _Shallow:
+    """A pure-Python composer that stops at MAX_DEPTH levels: it recurses (libyaml's composer
+    stops at 1,000 levels, deep enough for Python's recursion limit)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_DEPTH} levels",
+                    self.peek_event().start_mark)  # type: ignore[attr-defined]
+            return super().compose_node(parent, index)  # type: ignore[misc,no-any-return]
+        finally:
+            self._depth -= 1
+
+
+class _PyLoader(_Shallow, yaml.SafeLoader):
     """SafeLoader without implicit timestamps, refusing duplicate keys. Pure Python: its
     syntax errors say what was expected (libyaml's say less), so it reads files that fail."""
 
@@ -39,6 +157,10 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
     loader.flatten_mapping(node)
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if not isinstance(key, str | int | float | bool | None):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a key must be a plain value, not {type(key).__name__}",
+                key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -126,23 +248,49 @@ def _index(node: yaml.Node, path: Path_, lines: dict[Path_, int], depth: int = 0
             _index(item, child, lines, depth + 1)
 
 
-def _parse(text: str, loader_class: type[Any]) -> tuple[yaml.Node | None, Any]:
+def _parse(text: str, loader_class: type[Any], display: str) -> tuple[yaml.Node | None, Any]:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
-        return node, loader.construct_document(node) if node is not None else None
+        if node is None:
+            return None, None
+        _bound(node, display)
+        return node, loader.construct_document(node)
     finally:
         loader.dispose()
 
 
 def read_yaml(path: Path, display: str) -> YamlFile:
-    """Parse `path`; InvalidRecipe (`file:line: message`) when it is not valid YAML."""
-    text = path.read_text(encoding="utf-8")
+    """Parse `path`; InvalidRecipe (`file:line: message`) when it is not valid YAML or not
+    within the bounds of the module docstring."""
+    node, data = _load(read_text(path, display), display, _Loader, _PyLoader)
+    lines: dict[Path_, int] = {(): 1}
+    if node is not None:
+        _index(node, (), lines)
+    return YamlFile(path, display, data, lines)
+
+
+class _PlainLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loading as is (for other projects' files)."""
+
+
+class _PlainPyLoader(_Shallow, yaml.SafeLoader):
+    """The same in pure Python, for its messages."""
+
+
+def load_text(text: str, display: str) -> Any:
+    """`yaml.safe_load(text)` within the bounds of the module docstring; InvalidRecipe
+    (`display:line: message`) for text that is not YAML or not within them."""
+    return _load(text, display, _PlainLoader, _PlainPyLoader)[1]
+
+
+def _load(text: str, display: str, fast: type[Any], slow: type[Any]
+          ) -> tuple[yaml.Node | None, Any]:
     try:
         try:
-            node, data = _parse(text, _Loader)
+            return _parse(text, fast, display)
         except yaml.YAMLError:
-            node, data = _parse(text, _PyLoader)  # for its message; raises the same problem
+            return _parse(text, slow, display)  # for its message; raises the same problem
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         where = f"{display}:{mark.line + 1}" if mark else display
@@ -154,9 +302,11 @@ def read_yaml(path: Path, display: str) -> YamlFile:
             context = f" ({error.context}{at})"
         column = f"column {mark.column + 1}: " if mark else ""
         raise InvalidRecipe(f"{where}: {column}{error.problem}{context}") from None
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        character = error.character
+        shown = chr(character) if isinstance(character, int) else character
+        raise InvalidRecipe(f"{display}:{line}: character {shown!r} is not allowed in YAML (a "
+                            "binary file?)") from None
     except yaml.YAMLError as error:
         raise InvalidRecipe(f"{display}: {' '.join(str(error).split())}") from None
-    lines: dict[Path_, int] = {(): 1}
-    if node is not None:
-        _index(node, (), lines)
-    return YamlFile(path, display, data, lines)

@@ -8,7 +8,10 @@
 // The cards, their facet values, their search text, the options and their labels are all in
 // the static HTML, made at build time (site_plugins/recipes/browse.py, whose docstring states
 // the rules); this only hides, shows and counts. Wired through mkdocs-material's document$ so
-// instant navigation back to the home page works.
+// instant navigation back to the home page works. An ES module: the home page's own
+// (mkdocs.yml extra.page_assets), run once per tab.
+
+import { onPage } from "./site.js";
 
 (function () {
   "use strict";
@@ -23,7 +26,7 @@
       this.path = location.pathname;
       this.form = root.querySelector(".rcp-filters");
       this.search = this.form.querySelector('input[name="search"]');
-      this.group = this.form.querySelector('input[name="group"]');
+      this.sort = this.form.querySelector("select[data-sort]");
       this.selects = Array.from(this.form.querySelectorAll("select[data-filter]"));
       this.keys = this.selects.map((select) => select.name);
       this.options = this.selects.map((select) =>
@@ -138,8 +141,11 @@
       if (this.countEl) this.countEl.textContent = String(shown);
       if (this.empty) this.empty.hidden = shown !== 0;
       // Written only when they change: each write restyles what depends on it.
-      const group = this.group && !this.group.checked ? "none" : "provider";
+      // The order itself is each card's rank, worked out at build time (browse.py, SORTS).
+      const sort = this.sort ? this.sort.value : "provider";
+      const group = sort === "provider" ? "provider" : "none";
       if (this.root.dataset.group !== group) this.root.dataset.group = group;
+      if (this.root.dataset.sort !== sort) this.root.dataset.sort = sort;
       const active = chosen.filter(Boolean).length;
       const activeText = active ? `(${active})` : "";
       if (this.active && this.active.textContent !== activeText) {
@@ -153,6 +159,7 @@
     readURL() {
       const params = new URLSearchParams(location.search);
       const dropped = [];
+      let rewrite = false;
       this.search.value = params.get("search") || "";
       for (const select of this.selects) {
         const value = params.get(select.name) || "";
@@ -160,15 +167,20 @@
         if (value && !known) dropped.push(`${select.name}=${value}`);
         select.value = known ? value : "";
       }
-      if (this.group) {
-        const value = params.get("group");
-        if (value !== null && value !== "none" && value !== "provider") {
-          dropped.push(`group=${value}`);
+      if (this.sort) {
+        // `group=none` is the older URL form of an ungrouped list: sorted by name.
+        const legacy = params.get("group");
+        if (legacy !== null && legacy !== "none" && legacy !== "provider") {
+          dropped.push(`group=${legacy}`);
         }
-        this.group.checked = value !== "none";
+        const value = params.get("sort") || (legacy === "none" ? "name" : "");
+        const known = value && Array.from(this.sort.options).some((o) => o.value === value);
+        if (value && !known) dropped.push(`sort=${value}`);
+        this.sort.value = known ? value : this.sort.options[0].value;
+        if (legacy !== null) rewrite = true; // written back as sort=
       }
       this.showNotice(dropped);
-      if (dropped.length) this.writeURL("replace");
+      if (dropped.length || rewrite) this.writeURL("replace");
     }
 
     showNotice(dropped) {
@@ -185,7 +197,10 @@
       const set = (name, value) => (value ? params.set(name, value) : params.delete(name));
       set("search", this.search.value.trim() ? this.search.value : "");
       for (const select of this.selects) set(select.name, select.value);
-      if (this.group) set("group", this.group.checked ? "" : "none");
+      if (this.sort) {
+        params.delete("group");
+        set("sort", this.sort.selectedIndex > 0 ? this.sort.value : "");
+      }
       const query = params.toString();
       return location.pathname + (query ? "?" + query : "") + location.hash;
     }
@@ -277,11 +292,5 @@
     if (current) current.popped();
   });
 
-  if (typeof document$ !== "undefined" && document$.subscribe) {
-    document$.subscribe(wireAll);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", wireAll);
-  } else {
-    wireAll();
-  }
+  onPage(wireAll);
 })();

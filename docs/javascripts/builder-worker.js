@@ -19,8 +19,9 @@
 // The protocol is a switch on `type`; add new message types as new cases.
 // Messages in:  {type: "init", pyodideURL, builderURL, hold} | {type: "go"} (ends the hold)
 //               {type: "prepare", catalogURL, recipeURL}
-//               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...]}
-//               {type: "compare", id, catalogURL, recipeURL, query, text}
+//               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...],
+//                base: [[key, value], ...]}   (a variant page's own selection)
+//               {type: "compare", id, catalogURL, recipeURL, query, base, text}
 //               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
 // Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, foreign, ms}
@@ -37,7 +38,8 @@ import json
 from builder.api import Builder
 from builder.view import clicks, page_state
 
-_PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html"}
+_PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html", "opt_in_features",
+              "hardware_opt_in_features"}
 _data = {}
 
 
@@ -53,15 +55,18 @@ def load(url, text, recipe):
 
 
 _builders = {}
+_rows = {}
 
 
-def call(catalog_url, recipe_url, pairs_json):
+def call(catalog_url, recipe_url, pairs_json, base_json="[]"):
     query = json.loads(pairs_json)  # [key, value] pairs: a repeated key is page_state's to refuse
+    base = dict(json.loads(base_json))
     key = (catalog_url, recipe_url)
     if key not in _builders:  # one per recipe: its query-independent work is done once
         _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
+        _rows[key] = {}  # and each row, pill and line of the widget is made once
     builder = _builders[key]
-    state = page_state(_data[catalog_url], _data[recipe_url], query, builder)
+    state = page_state(_data[catalog_url], _data[recipe_url], query, builder, _rows[key], base)
     return json.dumps({
         "html": state["html"],
         "explicit": state["explicit"],
@@ -71,10 +76,10 @@ def call(catalog_url, recipe_url, pairs_json):
     })
 
 
-def compare(catalog_url, recipe_url, query_json, text):
+def compare(catalog_url, recipe_url, query_json, text, base_json="[]"):
     from builder.compare import compare_state
-    return json.dumps(
-        compare_state(_data[catalog_url], _data[recipe_url], json.loads(query_json), text))
+    return json.dumps(compare_state(_data[catalog_url], _data[recipe_url],
+                                    json.loads(query_json), text, dict(json.loads(base_json))))
 
 
 def load_deployments(url, text):
@@ -216,9 +221,10 @@ const phase = (name) => {
   phases[name] = Math.round(performance.now());
 };
 
-// A worker started from the page's <head> downloads at once but keeps the CPU for the page
-// until it has loaded ({type: "go"}); on a 2-core machine, compiling 9.6 MB of WebAssembly
-// beside the page's own first layout would make that layout a long task.
+// A worker started with `hold` downloads at once but keeps the CPU for its page until told
+// ({type: "go"}); on a 2-core machine, compiling 9.6 MB of WebAssembly beside the page's own
+// first layout would make that layout a long task. (The model pages start their worker once
+// they have loaded and the browser is idle, recipe-builder.js, without a hold.)
 let release = () => {};
 const released = new Promise((resolve) => {
   release = () => {
@@ -307,15 +313,15 @@ async function ensureData(bridge, url, recipe) {
 // recently used ANSWERS_KEPT are kept.
 const ANSWERS_KEPT = 256;
 const LOOK_AHEAD_AFTER_MS = 150;
-const answers = new Map(); // JSON [catalogURL, recipeURL, pairs] -> Python's JSON text
+const answers = new Map(); // JSON [catalogURL, recipeURL, pairs, base] -> Python's JSON text
 let asked = 0; // counts page_state questions: a look-ahead stops when another comes
 
 // Python's answer (JSON text) to a query, and whether it was kept from before.
-function answer(bridge, catalogURL, recipeURL, pairs) {
-  const key = JSON.stringify([catalogURL, recipeURL, pairs]);
+function answer(bridge, catalogURL, recipeURL, pairs, base) {
+  const key = JSON.stringify([catalogURL, recipeURL, pairs, base]);
   let text = answers.get(key);
   const kept = text !== undefined;
-  if (!kept) text = bridge.call(catalogURL, recipeURL, JSON.stringify(pairs));
+  if (!kept) text = bridge.call(catalogURL, recipeURL, JSON.stringify(pairs), JSON.stringify(base));
   answers.delete(key);
   answers.set(key, text);
   if (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value);
@@ -328,29 +334,32 @@ function clicked(explicit, key, value) {
   return [...Object.entries(explicit).filter(([k]) => k !== key), [key, value]];
 }
 
-async function lookAhead(bridge, catalogURL, recipeURL, state, question) {
+async function lookAhead(bridge, catalogURL, recipeURL, base, state, question) {
   const { explicit, after } = state; // (the reply goes without `after`)
   await new Promise((resolve) => setTimeout(resolve, LOOK_AHEAD_AFTER_MS));
   for (const [key, value] of after) {
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (question !== asked) return;
     const pairs = clicked(explicit, key, value);
-    if (!answers.has(JSON.stringify([catalogURL, recipeURL, pairs]))) {
-      answer(bridge, catalogURL, recipeURL, pairs);
+    if (!answers.has(JSON.stringify([catalogURL, recipeURL, pairs, base]))) {
+      answer(bridge, catalogURL, recipeURL, pairs, base);
     }
   }
 }
 
-async function pageState({ catalogURL, recipeURL, query }) {
-  const question = ++asked;
+// Python's answer to a page's query. A warm-up (`question` false: the page's "prepare") is not
+// a question: it stops no look-ahead, and looks ahead itself only while its tab has asked
+// nothing else (a page opened with a query asks for it before it prepares).
+async function pageState({ catalogURL, recipeURL, query, base = [] }, warmUp = null) {
+  const question = warmUp ? asked : ++asked;
   // The data downloads while Python starts.
   text(catalogURL).catch(() => {});
   text(recipeURL).catch(() => {});
   const { bridge } = await booting;
   await Promise.all([ensureData(bridge, catalogURL, false), ensureData(bridge, recipeURL, true)]);
-  const [json, kept] = answer(bridge, catalogURL, recipeURL, query || []);
+  const [json, kept] = answer(bridge, catalogURL, recipeURL, query || [], base || []);
   const state = JSON.parse(json);
-  lookAhead(bridge, catalogURL, recipeURL, state, question);
+  if (!warmUp || warmUp()) lookAhead(bridge, catalogURL, recipeURL, base || [], state, question);
   delete state.after;
   state.kept = kept;
   return state;
@@ -368,7 +377,8 @@ async function dynamoState({ dataURL, query }) {
   return JSON.parse(bridge.dynamoCall(dataURL, JSON.stringify(query || {})));
 }
 
-async function handle(data, reply) {
+// One tab's port: `questions` counts the page_state questions it has asked.
+async function handle(data, reply, tab) {
   switch (data.type) {
     case "go": {
       release();
@@ -385,7 +395,7 @@ async function handle(data, reply) {
       // Load this page's data and run the builder once, so the first click is fast.
       try {
         const { started, snapshot } = await booting;
-        await pageState({ ...data, query: [] });
+        await pageState({ ...data, query: [] }, () => tab.questions === 0);
         phase("first answer");
         phases.timeOrigin = performance.timeOrigin;
         reply({ type: "ready", ms: performance.now() - started, snapshot, phases });
@@ -398,6 +408,7 @@ async function handle(data, reply) {
       return;
     }
     case "page_state": {
+      tab.questions += 1;
       const started = performance.now();
       try {
         const state = await pageState(data);
@@ -416,8 +427,8 @@ async function handle(data, reply) {
           ensureData(bridge, data.recipeURL, true),
         ]);
         const state = JSON.parse(
-          bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || {}),
-            String(data.text ?? "")),
+          bridge.compare(data.catalogURL, data.recipeURL, JSON.stringify(data.query || []),
+            String(data.text ?? ""), JSON.stringify(data.base || [])),
         );
         reply({ type: "result", id: data.id, ...state, ms: performance.now() - started });
       } catch (error) {
@@ -444,8 +455,10 @@ async function handle(data, reply) {
 // dedicated one (browsers without shared workers) answers its page.
 if (typeof SharedWorkerGlobalScope === "function" && self instanceof SharedWorkerGlobalScope) {
   self.onconnect = ({ ports: [port] }) => {
-    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message));
+    const tab = { questions: 0 };
+    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message), tab);
   };
 } else {
-  self.onmessage = ({ data }) => handle(data, (message) => self.postMessage(message));
+  const tab = { questions: 0 };
+  self.onmessage = ({ data }) => handle(data, (message) => self.postMessage(message), tab);
 }

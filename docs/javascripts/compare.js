@@ -2,17 +2,29 @@
 //
 // The box is in the static HTML (site_plugins/recipes/configurations.py). On Compare (or
 // Ctrl+Enter) this module sends the pasted text and the page's current selection — the URL
-// query the builder widget keeps — to the tab's builder worker, which runs
+// query the builder widget keeps, with the page's own base (a variant page's variant, the
+// widget's data-base) — to the tab's builder worker, which runs
 // builder.compare.compare_state under Pyodide and returns HTML. Nothing is parsed or compared
 // here: this file only moves text. When the widget repaints (another pill), the comparison is
-// run again against the new selection.
+// run again against the new selection. Its data URLs are relative to the page, as the
+// widget's are, so the site works under any sub-path.
 
 import { callPython } from "./recipe-builder.js";
+import { onPage } from "./site.js";
 
+// [key, value] pairs, as the widget sends them: no object keys ("__proto__" is a key like any).
 function queryFromURL() {
-  const query = {};
-  for (const [key, value] of new URLSearchParams(location.search)) query[key] = value;
-  return query;
+  return [...new URLSearchParams(location.search)];
+}
+
+// The page's own selection (a variant page's variant): the builder widget's data-base.
+function pageBase() {
+  try {
+    const pairs = JSON.parse(document.querySelector(".rb-mount")?.dataset.base || "[]");
+    return Array.isArray(pairs) ? pairs.filter((p) => Array.isArray(p) && p.length === 2) : [];
+  } catch {
+    return [];
+  }
 }
 
 class CompareBox {
@@ -70,6 +82,7 @@ class CompareBox {
         catalogURL: this.catalogURL,
         recipeURL: this.recipeURL,
         query: queryFromURL(),
+        base: pageBase(),
         text,
       });
     } catch (error) {
@@ -93,10 +106,4 @@ function wire() {
   }
 }
 
-if (typeof window.document$?.subscribe === "function") {
-  window.document$.subscribe(wire);
-} else if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", wire, { once: true });
-} else {
-  wire();
-}
+onPage(wire);

@@ -1,7 +1,10 @@
 // The serving-configurations catalogue (/configurations/): filters that show and hide the cards
 // and featured picks, kept in the query string so a reload or a shared link keeps them, and
 // the commands' copy buttons. Cards, their facets and every command are in the static HTML
-// (site_plugins/recipes/configurations.py); this only hides, shows and copies.
+// (site_plugins/recipes/configurations.py); this only hides, shows and copies. An ES
+// module: the catalogue page's own (mkdocs.yml extra.page_assets), run once per tab.
+
+import { onPage } from "./site.js";
 
 (function () {
   "use strict";
@@ -114,11 +117,5 @@
     if (button) copy(button);
   });
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(wire);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", wire, { once: true });
-  } else {
-    wire();
-  }
+  onPage(wire);
 })();

@@ -10,6 +10,7 @@
 // Pressed, disabled, the reasons, steps, comparison: all of it is in Python's HTML.
 
 import { askPython, copyText, pythonReady } from "./recipe-builder.js";
+import { onPage } from "./site.js";
 
 const PREFIX = "dynamo_";
 const COPIED_MS = 1500;
@@ -158,10 +159,4 @@ function wire() {
   }
 }
 
-if (typeof window.document$?.subscribe === "function") {
-  window.document$.subscribe(wire);
-} else if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", wire, { once: true });
-} else {
-  wire();
-}
+onPage(wire);

@@ -1,29 +1,38 @@
-// Page glue for the recipe builder widget (an ES module, run once per tab).
+// Page glue for the recipe builder widget (an ES module, a model page's own, run once per tab).
 //
 // Every model page carries the widget prerendered by builder.view inside
-// <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json>. This module
-//   - boots the builder's Python (Pyodide) in a module worker, shared by the site's tabs
-//     where the browser can (builder-worker.js), else once per tab,
-//   - on a pill click asks Python for page_state(selection) and patches the HTML it returns
-//     into the page in place (focus, the live region and the reader's role tab survive),
+// <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json data-next>. This module
+//   - on a pill click shows the widget the build prerendered for that click, when it is one
+//     click away from the page's own selection (builder.view.neighbours, in the <template>
+//     data-next names: looked up by the query the click sends, never worked out here),
+//   - else asks the builder's Python (Pyodide, in a module worker shared by the site's tabs
+//     where the browser can: builder-worker.js) for page_state(selection) and patches the
+//     HTML it returns into the page in place (focus, the live region, the reader's role tab
+//     and open disclosures survive). Python is fetched once the page has loaded and the
+//     browser is idle, or at once when a click or a link needs it,
 //   - keeps the explicit selection in the URL query (one history entry per change, so Back
 //     undoes the last choice), restores it on load and on Back/Forward,
 //   - copies a command block's text, and refuses to while the command shown is not the one
 //     the pills ask for (a link or a click still being applied),
 //   - moves focus within a pill row with the arrow keys (one Tab stop per row) and shows an
-//     unavailable pill's reason under its row when the pill is focused or tapped.
+//     unavailable pill's reason under its row when the pill is focused or tapped,
+//   - shows the widget's compact bar (summary, Copy) while the output is scrolled away and
+//     the pill rows are on screen.
 // It decides nothing about commands or availability: pressed, disabled and their reasons,
 // the notice for a bad URL, which URL keys are someone else's, every command's text all come
-// from Python. The builder's data comes from the recipe document and the builder catalog only;
-// every selection is computed by Python in the worker, so a click makes no network request.
+// from Python, at build time or in the worker. A click makes no network request.
 // mkdocs-material's instant navigation swaps pages without reloading: pages are wired
-// through document$, the worker (and Python in it) lives as long as a tab of the site.
+// through document$ (site.js onPage), the worker (and Python in it) lives as long as a tab
+// of the site.
+
+import { onPage } from "./site.js";
 
 const SITE = new URL("../", import.meta.url);
 const PYODIDE_URL = new URL("assets/pyodide/", SITE).href;
 const BUILDER_URL = new URL("assets/builder/", SITE).href;
 const COPIED_MS = 1500;
 const SLOW_MS = 10_000;
+const IDLE_TIMEOUT_MS = 3000; // Python starts by then even if the browser is never idle
 
 // ----------------------------------------------------------------------- the worker
 
@@ -52,17 +61,11 @@ function startPython() {
     fail("this browser has no WebAssembly (or it is turned off), which Python needs");
     return null;
   }
-  // Model pages start the worker in <head> (overrides/main.html), before this module runs.
-  const early = window.rbEarlyWorker;
-  if (early) {
-    python.worker = early;
-  } else {
-    try {
-      python.worker = openWorker();
-    } catch (error) {
-      fail(`this browser cannot start the builder's worker (${error.message})`);
-      return null;
-    }
+  try {
+    python.worker = openWorker();
+  } catch (error) {
+    fail(`this browser cannot start the builder's worker (${error.message})`);
+    return null;
   }
   python.worker.onmessage = ({ data }) => {
     if (data.type === "ready") python.phases = data.phases; // read by benchmarks and tests
@@ -81,23 +84,13 @@ function startPython() {
     event.preventDefault?.();
     fail(`${event.message || "the worker script did not load"} (javascripts/builder-worker.js)`);
   };
-  if (early) {
-    for (const event of early.rbEarly.splice(0)) {
-      if (event.type === "error") python.worker.rbWorker.onerror(event);
-      else python.worker.onmessage(event);
-    }
-    // It has been downloading; it compiles once the page has loaded (or is asked something).
-    const go = () => python.worker?.postMessage({ type: "go" });
-    if (document.readyState === "complete") go();
-    else window.addEventListener("load", go, { once: true });
-  } else {
-    python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
-  }
+  performance.mark("rb-python-start");
+  python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
   return python.worker;
 }
 
 // The worker's port (a shared worker's, or a dedicated worker itself), with the worker as
-// `rbWorker`; the same as the model pages' <head> opens (overrides/main.html).
+// `rbWorker`.
 function openWorker() {
   const url = new URL("builder-worker.js", import.meta.url);
   const version = document.querySelector('meta[name="rb-worker"]')?.content;
@@ -125,6 +118,34 @@ function notify() {
   for (const listener of python.listeners) listener();
 }
 
+// Python (about 3 MB of WebAssembly and a boot snapshot) is fetched after the page has
+// loaded, once the browser is idle: the page's first paint and first clicks (answered from
+// what the build prerendered) do not share the network or the CPU with it.
+let idleStart = null;
+function startPythonWhenIdle(then) {
+  if (python.worker || python.failed) {
+    then();
+    return;
+  }
+  const callbacks = idleStart ?? (idleStart = []);
+  callbacks.push(then);
+  if (callbacks.length > 1) return;
+  const start = () => {
+    idleStart = null;
+    startPython();
+    for (const callback of callbacks) callback();
+  };
+  const whenIdle = () => {
+    if (typeof requestIdleCallback === "function") {
+      requestIdleCallback(start, { timeout: IDLE_TIMEOUT_MS });
+    } else {
+      setTimeout(start, 0);
+    }
+  };
+  if (document.readyState === "complete") whenIdle();
+  else window.addEventListener("load", whenIdle, { once: true });
+}
+
 // One call to the worker's Python; other widgets of the page (dynamo.js, compare.js) use it
 // too, so a tab runs one Pyodide.
 export function askPython(type, payload) {
@@ -132,7 +153,6 @@ export function askPython(type, payload) {
   const worker = startPython();
   if (!worker) return Promise.reject(new Error(python.failed));
   const id = python.nextId++;
-  worker.postMessage({ type: "go" }); // a question for Python: no more holding back
   return new Promise((resolve, reject) => {
     python.calls.set(id, { resolve, reject });
     worker.postMessage({ type, id, ...payload });
@@ -154,6 +174,7 @@ function pageState(mount, pairs) {
     catalogURL: mount.catalogURL,
     recipeURL: mount.recipeURL,
     query: pairs,
+    base: mount.base, // what a URL key that cannot be honoured falls back to (page_state)
   });
 }
 
@@ -237,6 +258,8 @@ function patch(old, fresh) {
     return;
   }
   for (const name of old.getAttributeNames()) {
+    // An open disclosure stays open: that is the reader's, not Python's.
+    if (name === "open" && old.nodeName === "DETAILS") continue;
     if (!fresh.hasAttribute(name)) old.removeAttribute(name);
   }
   for (const name of fresh.getAttributeNames()) {
@@ -292,7 +315,9 @@ class Mount {
     this.explicit = this.readExplicit();
     this.foreign = this.readForeign();
     // A variant's own page (/<variant model id>/) starts from its variant: base pairs that
-    // the URL's own keys override, and that the URL leaves out.
+    // the URL's own keys override, and that the URL leaves out. Python gets them too
+    // (page_state's `base`): a URL value it cannot honour falls back to them, never to the
+    // recipe's default.
     this.base = readPairs(element.dataset.base);
     this.seq = 0; // the latest request; older answers are dropped
     this.pending = null; // the selection asked for and not painted yet
@@ -312,18 +337,115 @@ class Mount {
     this.onPython = () => this.pythonChanged();
     python.listeners.add(this.onPython);
 
+    // The page's own state (what Back to its address shows) and the prerendered states one
+    // click away from it (parsed when needed).
+    this.initial = {
+      key: JSON.stringify(this.withBase([])),
+      html: this.widget?.outerHTML ?? "",
+      explicit: Object.fromEntries(this.explicit),
+    };
+    this.nextData = undefined;
+    this.barSeen = new Map(); // the elements the bar depends on -> on screen
+    this.watchBar();
     const pairs = pairsFromURL();
-    if (this.ownPairs(pairs).length) {
-      this.request(this.withBase(pairs), { from: "url" });
+    if (this.ownPairs(pairs).length) this.request(this.withBase(pairs), { from: "url" });
+    if (!python.worker) {
+      const read = () => this.next();
+      if (typeof requestIdleCallback === "function") requestIdleCallback(read);
+      startPythonWhenIdle(() => this.prepare());
     } else {
-      startPython();
-      python.worker?.postMessage({
-        type: "prepare",
-        catalogURL: this.catalogURL,
-        recipeURL: this.recipeURL,
-      });
+      this.prepare();
     }
     if (python.failed) this.pythonChanged();
+  }
+
+  // Load this page's data into Python and run the builder once, so that a click Python
+  // answers is fast.
+  prepare() {
+    if (!this.connected) return;
+    python.worker?.postMessage({
+      type: "prepare",
+      catalogURL: this.catalogURL,
+      recipeURL: this.recipeURL,
+    });
+  }
+
+  // builder.view.neighbours of the prerendered state: {parts, states}, or null.
+  next() {
+    if (this.nextData === undefined) {
+      const template = document.getElementById(this.element.dataset.next || "");
+      try {
+        this.nextData = template ? JSON.parse(template.content.textContent) : null;
+      } catch (error) {
+        console.error("recipe builder: the prerendered states do not parse:", error);
+        this.nextData = null;
+      }
+    }
+    return this.nextData;
+  }
+
+  // What the build prerendered for the query `pairs` (the very pairs a click sends), as
+  // Python's page_state would answer it; null when it is not one click from the page's own.
+  prerendered(pairs) {
+    const key = JSON.stringify(pairs);
+    if (key === this.initial.key && this.initial.html) {
+      const { html, explicit } = this.initial;
+      return { html, explicit, notice: "", foreign: {}, prerendered: true };
+    }
+    const next = this.next();
+    const known = next?.states?.[key];
+    if (!known) return null;
+    const { parts } = next;
+    const html = known.html.map((item) => (Array.isArray(item)
+      ? parts.slice(item[0], item[1] + 1).join("") : parts[item])).join("");
+    return { html, explicit: known.explicit, notice: "", foreign: {}, prerendered: true };
+  }
+
+  // The compact bar shows while no command's Copy of the output is on screen and the pill
+  // rows are (the markup is Python's; which of the two is on screen, the browser's).
+  watchBar() {
+    const widget = this.widget;
+    if (!widget || typeof IntersectionObserver !== "function") return;
+    const heads = [...widget.querySelectorAll(".rb-output .rb-block-head")];
+    const rows = widget.querySelector(".rb-rows");
+    const watched = [...heads, rows].filter(Boolean);
+    if (this.barWatched && watched.length === this.barWatched.length
+        && watched.every((node, i) => node === this.barWatched[i])) return;
+    if (!this.barObserver) {
+      const header = document.querySelector(".md-header");
+      const top = header ? Math.round(header.getBoundingClientRect().height) : 0;
+      this.barObserver = new IntersectionObserver((entries) => {
+        for (const entry of entries) this.barSeen.set(entry.target, entry.isIntersecting);
+        this.updateBar();
+      }, { rootMargin: `-${top}px 0px 0px 0px` });
+    }
+    this.barObserver.disconnect();
+    this.barSeen.clear();
+    this.barWatched = watched;
+    this.barRows = rows;
+    for (const node of watched) this.barObserver.observe(node);
+  }
+
+  updateBar() {
+    const rows = this.barSeen.get(this.barRows) === true;
+    const copy = this.barWatched.some((node) => node !== this.barRows
+      && this.barSeen.get(node) !== false && node.isConnected && !node.closest("[hidden]"));
+    if (rows && !copy) this.element.dataset.bar = "on";
+    else delete this.element.dataset.bar;
+  }
+
+  // "Show the command": back to the output, focus on its first Copy.
+  showOutput() {
+    const widget = this.widget;
+    const output = widget?.querySelector(".rb-output");
+    if (!output) return;
+    const header = document.querySelector(".md-header");
+    const top = output.getBoundingClientRect().top + window.scrollY
+      - (header ? header.getBoundingClientRect().height : 0) - 8;
+    window.scrollTo({ top: Math.max(0, top) });
+    const copy = [...output.querySelectorAll("button.rb-copy")]
+      .find((button) => !button.closest("[hidden]"));
+    copy?.focus({ preventScroll: true });
   }
 
   get widget() {
@@ -375,6 +497,10 @@ class Mount {
     const copy = event.target.closest("button.rb-copy");
     if (copy && this.element.contains(copy)) {
       this.copy(copy);
+      return;
+    }
+    if (event.target.closest("button.rb-bar-show") && this.element.contains(event.target)) {
+      this.showOutput();
       return;
     }
     const pill = event.target.closest("button.rb-pill");
@@ -457,7 +583,11 @@ class Mount {
       this.status.hidden = false; // the reason is already in the status line
       return;
     }
-    const code = button.closest(".rb-block")?.querySelector("pre code");
+    // The bar's Copy copies the output's block of the same number; a file's Copy its file.
+    const block = button.closest(".rb-block, .rb-file-block") ?? this.widget?.querySelector(
+      `.rb-output .rb-copy[data-copy="${CSS.escape(button.dataset.copy ?? "")}"]`,
+    )?.closest(".rb-block");
+    const code = block?.querySelector("pre code");
     if (!code) return;
     const ok = await copyText(code.textContent);
     button.textContent = ok ? "Copied" : "Copy failed";
@@ -499,6 +629,15 @@ class Mount {
     this.pending = pairs;
     this.pendingFrom = from;
     performance.mark("rb-request");
+    const known = this.prerendered(pairs);
+    if (known) {
+      this.paint(known, from);
+      // A running Python hears of it all the same: it keeps the answer and works out the
+      // clicks after this one while the reader looks (builder-worker.js). Nothing waits. One
+      // still starting is not told (it would fetch its data before the reader needs it).
+      if (python.ready && !python.failed) pageState(this, pairs).catch(() => {});
+      return;
+    }
     if (python.failed) {
       this.pythonChanged();
       return;
@@ -557,15 +696,17 @@ class Mount {
       this.why[0])}"][data-value="${CSS.escape(this.why[1])}"][aria-disabled="true"]`);
     this.showWhy(why || null);
     this.writeURL(state, from === "click" ? "push" : "replace");
+    this.watchBar();
     // For benchmarks: Python's time in the worker (and whether it answered from what it
-    // kept or worked out ahead), and this patch on the main thread.
+    // kept or worked out ahead), this patch on the main thread, and where the HTML came from.
     performance.measure("rb-patch", { start: started, end: performance.now() });
     if (typeof state.ms === "number") {
       performance.measure("rb-python", {
         start: started, duration: state.ms, detail: { kept: Boolean(state.kept) },
       });
     }
-    performance.mark("rb-paint");
+    const source = state.prerendered ? "prerendered" : state.kept ? "kept" : "python";
+    performance.mark("rb-paint", { detail: { source } });
     this.element.dispatchEvent(new CustomEvent("rb:paint", { bubbles: true }));
   }
 
@@ -659,77 +800,22 @@ function mounts() {
     .filter(Boolean);
 }
 
-// Wide tables scroll sideways inside the theme's wrapper: let the keyboard reach them.
-function focusableScrollers() {
-  for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])")) {
-    wrap.tabIndex = 0;
-  }
-}
-
-// The theme adds a <nav> of buttons to each code block, all unnamed: landmarks need
-// distinct names (axe: landmark-unique).
-function nameCodeNavs() {
-  document.querySelectorAll(".md-code__nav:not([aria-label])").forEach((nav, index) => {
-    nav.setAttribute("aria-label", `Code block ${index + 1} actions`);
-  });
-}
-
 function wire() {
-  fillSiteURL();
-  focusableScrollers();
-  nameCodeNavs();
   for (const element of document.querySelectorAll(".rb-mount")) {
     if (!element.rbMount) element.rbMount = new Mount(element);
   }
 }
 
-// Examples on hand-written pages name the site's address: the one it is served from, not the
-// one it was built for (marked <div data-site-url>, the build-time default in quotes).
-const BUILT_FOR = "http://127.0.0.1:8000/";
-function fillSiteURL() {
-  for (const block of document.querySelectorAll("[data-site-url] code")) {
-    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.data.includes(BUILT_FOR)) node.data = node.data.replaceAll(BUILT_FOR, SITE.href);
-    }
-  }
-}
-
-// `npx serve` lists a directory whose name has a dot instead of serving its index.html: links
-// to such pages that the theme makes (search results, navigation) get the index.html form
-// the site's own links use (site_plugins/recipes/pages.py page_href).
-function indexForm(event) {
-  const link = event.target.closest?.("a.md-search-result__link[href], a.md-nav__link[href]");
-  if (!link || link.origin !== location.origin) return;
-  const url = new URL(link.href);
-  const last = url.pathname.split("/").at(-2) ?? "";
-  if (url.pathname.endsWith("/") && last.includes(".")) {
-    url.pathname += "index.html";
-    link.href = url.href;
-  }
-}
-// mousedown comes before a middle click's new tab and a right click's menu; click covers keys.
-document.addEventListener("mousedown", indexForm, { capture: true });
-document.addEventListener("click", indexForm, { capture: true });
-
 function followURL(url) {
   for (const mount of mounts()) mount.followURL(url);
 }
 
-// The theme's document$ (a replay subject) exists once its bundle, at the end of <body>, has
-// run: when this module runs early, connect after parsing.
-function connect() {
-  if (typeof window.document$?.subscribe === "function") {
-    window.document$.subscribe(wire);
-    window.location$?.subscribe?.((url) => followURL(url));
-  } else {
-    wire();
+let following = false;
+onPage(() => {
+  if (!following && typeof window.location$?.subscribe === "function") {
+    following = true;
+    window.location$.subscribe((url) => followURL(url));
   }
-}
-
+  wire();
+});
 window.addEventListener("popstate", () => followURL(new URL(location.href)));
-if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", connect, { once: true });
-} else {
-  connect();
-}

@@ -33,7 +33,8 @@ from vllm_recipes.schema import json_schema
 
 from .renderings import RecipeRenderings, Rendering, Tree, trees_of
 
-__all__ = ["Endpoint", "global_endpoints", "recipe_endpoints", "recommended_command"]
+__all__ = ["Endpoint", "alias_document", "global_endpoints", "recipe_endpoints",
+           "recommended_command", "retired_document"]
 
 Data = dict[str, Any]
 Endpoint = tuple[str, str]
@@ -132,6 +133,7 @@ def recommended_command(
             {k: v for k, v in c.items() if k != "sources"} for c in result["commands"]
         ] if len(result["commands"]) > 1 else None,
         "install_commands": result["install"],
+        "vllm_version": result["vllm_version"],
         "notes": result["notes"],
         "request": result["request"],
     }
@@ -216,11 +218,14 @@ class _RecipeApi:
         return data
 
     def document(self, tree: Tree) -> Data:
-        """The recipe's document: meta, the default command, its data and guide."""
+        """The recipe's document: meta, the default command, its data and guide, with the
+        reference document's `opt_in_features` (and `hardware_opt_in_features`) worked out
+        from each feature's `opt_in`, so scripts written against it find every key."""
         return {
             "hf_id": self.hf_id,
             "meta": self.recipe["meta"],
             "recommended_command": self.command(tree, tree.doc, full=True),
+            **opt_in_lists(self.recipe),
             **self.data(),
             "guide": self.guide,
         }
@@ -242,6 +247,7 @@ class _RecipeApi:
                 "hf_id": tree.model_id,
                 "query": rendering.query,
                 "same_as": self.url(rendering.same_as.uri),
+                "vllm_version": rendering.result["vllm_version"],
             }
         return {
             "hf_id": tree.model_id,
@@ -259,6 +265,36 @@ class _RecipeApi:
                 yield rendering.uri, dumps_compact(self.rendering(tree, rendering))
         for alias in self.r.aliases.values():
             yield alias.uri, dumps(self.rendering(self.r.trees["default"], alias))
+
+
+def opt_in_lists(recipe: Data) -> Data:
+    """`opt_in_features`: the features off by default everywhere (`opt_in: true`);
+    `hardware_opt_in_features` (when any): hardware key → the features off by default there
+    (`opt_in: [keys]`). The reference document's two keys, from the one `opt_in` field."""
+    everywhere: list[str] = []
+    by_key: dict[str, list[str]] = {}
+    for fid, feature in recipe.get("features", {}).items():
+        opt_in = feature.get("opt_in", False)
+        if opt_in is True:
+            everywhere.append(fid)
+        elif isinstance(opt_in, list):
+            for key in opt_in:
+                by_key.setdefault(key, []).append(fid)
+    return {"opt_in_features": everywhere,
+            **({"hardware_opt_in_features": by_key} if by_key else {})}
+
+
+def retired_document(recipe: Data, guide: str, reason: str) -> Data:
+    """A retired recipe's JSON document: what it was, `retired` with why, no command."""
+    return {"hf_id": recipe["model"]["model_id"], "meta": recipe["meta"],
+            "retired": {**recipe["retired"], "reason": reason}, "model": recipe["model"],
+            "guide": guide}
+
+
+def alias_document(hf_id: str, alias: str, base: str) -> Data:
+    """The JSON at an old model id (`aliases:`): where the recipe is now."""
+    return {"hf_id": alias, "alias_of": hf_id, "recipe_json": f"{base}{hf_id}.json",
+            "notice": f"{alias} is now {hf_id}"}
 
 
 def recipe_endpoints(

@@ -15,11 +15,17 @@ Rules:
   removed (`compact`), so "llama3", "Llama 3" and "llama-3" find the same family.
 - Counts: an option's count is the number of models it would show with the other filters as
   they are (here, with none: the whole catalogue).
-- Order: providers A–Z (case-insensitive), models by title in natural order (3B before 32B).
+- Order (`SORTS`, the Sort select): by provider (grouped: providers A–Z, case-insensitive,
+  models by title in natural order, 3B before 32B), newest first (`date_added`, then name), or
+  by name (title in natural order, then provider). Each card carries its rank in each order
+  (`--rcp-o-<sort>`), worked out here; the stylesheet orders the cards by the chosen one.
+- New: a card whose `date_added` is within `NEW_DAYS` of the catalogue's date (the newest
+  `date_added` or `date_updated` of any recipe) has a "New" badge.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections import Counter
@@ -31,13 +37,18 @@ from .pages import ARCHITECTURES, TASKS, e, format_context, page_href
 
 __all__ = [
     "FILTERS",
+    "NEW_DAYS",
     "SIZES",
+    "SORTS",
     "BrowseCard",
     "browse_html",
     "card_facets",
+    "catalogue_date",
     "compact",
+    "is_new",
     "parameter_total",
     "size_bucket",
+    "sort_ranks",
 ]
 
 Data = dict[str, Any]
@@ -127,6 +138,67 @@ def _natural(text: str) -> tuple[str | int, ...]:
 
 def precision_label(precision: str) -> str:
     return precision.upper()
+
+
+# ------------------------------------------------------------------ order and "new"
+
+NEW_DAYS = 60
+
+
+@dataclass(frozen=True)
+class Sort:
+    id: str
+    """Its value in the URL (`sort=`) and in the card's `--rcp-o-<id>`."""
+    label: str
+
+
+SORTS: tuple[Sort, ...] = (Sort("provider", "Provider"), Sort("newest", "Newest"),
+                           Sort("name", "Name"))
+"""The first is the default (grouped by provider)."""
+
+
+def _date(value: str) -> datetime.date:
+    return datetime.date.fromisoformat(str(value))
+
+
+def catalogue_date(cards: Sequence[BrowseCard]) -> datetime.date | None:
+    """The newest `date_added` or `date_updated` of any recipe (None without cards)."""
+    dates = [_date(card.recipe["meta"][key]) for card in cards
+             for key in ("date_added", "date_updated")]
+    return max(dates, default=None)
+
+
+def is_new(recipe: Data, today: datetime.date | None) -> bool:
+    """Added within `NEW_DAYS` of `today` (the catalogue's date)."""
+    if today is None:
+        return False
+    return (today - _date(recipe["meta"]["date_added"])).days <= NEW_DAYS
+
+
+def _provider_key(card: BrowseCard) -> tuple[object, ...]:
+    meta = card.recipe["meta"]
+    return (meta["provider"].lower(), _natural(meta["title"]), card.hf_id)
+
+
+def _name_key(card: BrowseCard) -> tuple[object, ...]:
+    meta = card.recipe["meta"]
+    return (_natural(meta["title"]), meta["provider"].lower(), card.hf_id)
+
+
+def _newest_key(card: BrowseCard) -> tuple[object, ...]:
+    return (-_date(card.recipe["meta"]["date_added"]).toordinal(), *_name_key(card))
+
+
+SORT_KEYS = {"provider": _provider_key, "newest": _newest_key, "name": _name_key}
+
+
+def sort_ranks(cards: Sequence[BrowseCard]) -> dict[str, dict[str, int]]:
+    """hf_id → {sort id: the card's place in that order, from 0}."""
+    ranks: dict[str, dict[str, int]] = {card.hf_id: {} for card in cards}
+    for sort in SORTS:
+        for place, card in enumerate(sorted(cards, key=SORT_KEYS[sort.id])):
+            ranks[card.hf_id][sort.id] = place
+    return ranks
 
 
 # ------------------------------------------------------------------ filters
@@ -227,9 +299,13 @@ def _facts(recipe: Data) -> str:
     return "".join(f'<li>{e(fact)}</li>' for fact in facts)
 
 
-def _card(catalog: Data, card: BrowseCard, base: str) -> str:
+def _card(catalog: Data, card: BrowseCard, base: str, ranks: dict[str, int], new: bool
+          ) -> str:
     recipe = card.recipe
     meta = recipe["meta"]
+    order = "; ".join(f"--rcp-o-{sort}: {place}" for sort, place in ranks.items())
+    badge = (f'<span class="rcp-new" title="Added {e(meta["date_added"])}">New</span>'
+             if new else "")
     facets = json.dumps(card_facets(card), ensure_ascii=False, separators=(",", ":"))
     tags = "".join(f'<li class="rcp-tag rcp-tag-task">{e(TASKS.get(t, t))}</li>'
                    for t in meta["tasks"])
@@ -237,11 +313,11 @@ def _card(catalog: Data, card: BrowseCard, base: str) -> str:
                     for p in _precisions(recipe))
     return (
         f'<article class="rcp-card" data-facets="{e(facets)}" '
-        f'data-text="{e(search_text(card))}">'
+        f'data-text="{e(search_text(card))}" style="{order}">'
         '<div class="rcp-card-head">'
         '<h3 class="rcp-card-title"><a class="rcp-card-link" '
         f'href="{e(page_href(base, card.hf_id))}">'
-        f'{e(meta["title"])}</a></h3>'
+        f'{e(meta["title"])}</a>{badge}</h3>'
         f'<a class="rcp-card-json" href="{e(base + card.hf_id)}.json" '
         f'aria-label="{e(meta["title"])} as JSON">JSON</a></div>'
         f'<p class="rcp-card-id"><span class="rcp-card-provider">{e(meta["provider"])}</span>'
@@ -256,6 +332,8 @@ def _card(catalog: Data, card: BrowseCard, base: str) -> str:
 
 
 def _groups(catalog: Data, cards: Sequence[BrowseCard], base: str) -> str:
+    ranks = sort_ranks(cards)
+    today = catalogue_date(cards)
     by_provider: dict[str, list[BrowseCard]] = {}
     for card in cards:
         by_provider.setdefault(card.recipe["meta"]["provider"], []).append(card)
@@ -268,7 +346,10 @@ def _groups(catalog: Data, cards: Sequence[BrowseCard], base: str) -> str:
             f'data-span="{min(len(members), 3)}" style="--n: {len(members)}">'
             f'<h2 class="rcp-group-title" id="{heading}">{e(provider)} '
             f'<span class="rcp-group-count" data-rcp-group-count>{len(members)}</span></h2>'
-            f'<div class="rcp-cards">{"".join(_card(catalog, c, base) for c in members)}</div>'
+            '<div class="rcp-cards">'
+            + "".join(_card(catalog, c, base, ranks[c.hf_id], is_new(c.recipe, today))
+                      for c in members)
+            + "</div>"
             "</section>"
         )
     return "".join(sections)
@@ -279,7 +360,8 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
     total = len(cards)
     selects = "".join(_select(catalog, cards, flt) for flt in FILTERS)
     return (
-        f'<div class="rcp-browse" data-rcp-browse data-search-exclude data-total="{total}">'
+        f'<div class="rcp-browse" data-rcp-browse data-search-exclude data-total="{total}" '
+        f'data-sort="{SORTS[0].id}">'
         '<form class="rcp-filters" id="rcp-filters" role="search" aria-label="Filter models">'
         '<div class="rcp-filter rcp-filter-q"><label class="rcp-filter-label" '
         'for="rcp-f-search">Search</label>'
@@ -289,8 +371,11 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
         '<button type="button" class="rcp-filters-toggle" aria-expanded="false" '
         'aria-controls="rcp-facets">Filters <span data-rcp-active></span></button>'
         f'<div class="rcp-facets" id="rcp-facets">{selects}'
-        '<label class="rcp-check"><input type="checkbox" name="group" value="provider" '
-        "checked> Group by provider</label>"
+        '<div class="rcp-filter"><label class="rcp-filter-label" for="rcp-f-sort">Sort</label>'
+        '<select id="rcp-f-sort" name="sort" data-sort>'
+        + "".join(f'<option value="{e(s.id)}"{" selected" if i == 0 else ""}>{e(s.label)}'
+                  "</option>" for i, s in enumerate(SORTS))
+        + "</select></div>"
         '<button type="reset" class="rcp-reset">Clear filters</button></div></form>'
         '<div class="rcp-results">'
         '<p class="rcp-notice" role="status" data-rcp-notice hidden></p>'

@@ -33,7 +33,7 @@ from vllm_recipes.configurations import ConfigurationSet, publish_set
 from vllm_recipes.loader import Catalog
 
 from .memo import digest
-from .pages import GeneratedPage, Section
+from .pages import GeneratedPage, Section, relative_root
 from .pages import _front_matter as front_matter
 
 __all__ = ["CATALOGUE_URI", "PublishedConfigurations"]
@@ -166,7 +166,9 @@ class PublishedConfigurations:
             front_matter({"title": "Serving configurations",
                           "description": "Published serving configurations, their commands "
                                          "and how they differ from the recipes.",
-                          "hide": ["navigation"]}),
+                          "hide": ["navigation"],
+                          # Its scripts and styles (overrides/main.html, mkdocs.yml).
+                          "assets": ["configurations"]}),
             "# Serving configurations\n",
             page.slot("intro", intro),
             page.slot("filters", self._filters(total)),
@@ -292,8 +294,9 @@ class PublishedConfigurations:
     # ------------------------------------------------------------------ model pages
 
     def model_sections(self, hf_id: str, base: str, catalog_json: str) -> tuple[Section, ...]:
+        # The box's data URLs are relative to the page, as the widget's are (any sub-path).
         sections = [Section("command", "Compare your command", "compare",
-                            compare_box_html(hf_id, base, catalog_json))]
+                            compare_box_html(hf_id, relative_root(hf_id), catalog_json))]
         entries = self.for_model(hf_id)
         if entries:
             sections.append(Section("install", "Published configurations", "published",
@@ -398,7 +401,8 @@ def model_list_html(entries: list[Data], base: str) -> str:
 
 
 def compare_box_html(hf_id: str, base: str, catalog_json: str) -> str:
-    """The form the page's compare.js wires to Python; nothing is computed here."""
+    """The form the page's compare.js wires to Python; nothing is computed here. `base`: the
+    way from the page to the site's root (`pages.relative_root`)."""
     ident = "cmp-" + "".join(c if c.isalnum() else "-" for c in hf_id)
     return (
         f'<div class="cmp-box" data-hf-id="{e(hf_id)}" data-recipe-json="{e(base + hf_id)}.json" '

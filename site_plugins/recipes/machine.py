@@ -92,7 +92,13 @@ def llms_index(twins: Iterable[Twin], base_url: str) -> str:
         by_provider.setdefault(twin.provider, []).append(twin)
     lines = [f"# {SITE_NAME}", "", f"> {SUMMARY}", "",
              f"Every command is also JSON: {base_url}models.json lists the recipes; "
-             f"{base_url}api/ explains the endpoints and the `vllm-recipes` command line.", ""]
+             f"{base_url}api/ explains the endpoints and the `vllm-recipes` command line.",
+             "",
+             "The `vllm-recipes` tool (`pipx install .` in a checkout of the site's repository) "
+             "answers the same offline: the command for a selection (`vllm-recipes HF_ID "
+             "hardware=h200`), `--detect` for this machine's hardware, `run` and `verify` for a "
+             "server, and `--format vllm-config|compose|k8s` for the files vLLM, Docker Compose "
+             "and Kubernetes take.", ""]
     for provider in sorted(by_provider, key=str.casefold):
         lines += [f"## {provider}", ""]
         for twin in sorted(by_provider[provider], key=lambda t: t.model_id.casefold()):

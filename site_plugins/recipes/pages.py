@@ -19,7 +19,6 @@ from urllib.parse import quote
 
 import yaml
 
-from builder.offering import recipe_support
 from builder.types import Result
 from builder.vocabulary import SELECTION_KEYS
 
@@ -27,13 +26,16 @@ from ._safe_markdown import safe_href
 
 __all__ = [
     "KEYS_MARKER",
+    "NEXT_ID",
     "GeneratedPage",
     "Section",
     "VariantPage",
+    "alias_page",
     "format_context",
     "model_page",
     "page_href",
     "relative_root",
+    "retired_page",
     "selection_keys_html",
 ]
 
@@ -135,24 +137,14 @@ def selection_keys_html() -> str:
 # ------------------------------------------------------------------------ model page
 
 
-def hero_html(catalog: Data, recipe: Data, base: str, variant: VariantPage | None = None
-              ) -> str:
-    meta, model = recipe["meta"], recipe["model"]
-    hf_id = model["model_id"] if variant is None else variant.model_id
+def hero_html(recipe: Data, base: str, variant: VariantPage | None = None) -> str:
+    """The page's title and what the model is, kept short: the command comes right after it,
+    inside the first screen on a phone as on a desktop. Which hardware the recipe was
+    verified on is marked on the builder's hardware pills."""
+    meta = recipe["meta"]
+    hf_id = recipe["model"]["model_id"] if variant is None else variant.model_id
     json_href = base + (variant.json if variant is not None else f"{hf_id}.json")
     title = meta["title"] if variant is None else f"{meta['title']} ({variant.label})"
-    verified = [
-        hw["display_name"]
-        for hw_id, hw in catalog["hardware"].items()
-        if recipe_support(recipe, hw_id, hw) == "verified"
-    ]
-    verified_html = ""
-    if verified:
-        verified_html = (
-            '<div class="rcp-hero-row"><span class="rcp-row-label">Verified on</span>'
-            + "".join(f'<span class="rcp-chip rcp-chip-hw">{e(name)}</span>' for name in verified)
-            + "</div>"
-        )
     headline = meta.get("performance_headline", "")
     return (
         '<header class="rcp-hero">'
@@ -164,10 +156,9 @@ def hero_html(catalog: Data, recipe: Data, base: str, variant: VariantPage | Non
         f'<a class="rcp-link" href="{e(json_href)}">JSON</a></p>'
         + (f'<p class="rcp-headline">{e(headline)}</p>' if headline else "")
         + f'<p class="rcp-description">{e(meta["description"])}</p>'
-        f'<div class="rcp-badges">{"".join(model_badges(recipe))}</div>'
-        f'<div class="rcp-hero-row"><span class="rcp-row-label">Tasks</span>'
-        f"{_task_chips(recipe)}</div>"
-        f"{verified_html}"
+        f'<div class="rcp-badges">{"".join(model_badges(recipe))}'
+        f'<span class="rcp-tasks"><span class="rcp-row-label">Tasks</span>'
+        f"{_task_chips(recipe)}</span></div>"
         "</header>"
     )
 
@@ -185,19 +176,34 @@ class VariantPage:
     """The recipe page's absolute URL (the variant page is a view of it)."""
 
 
+NEXT_ID = "rb-next"
+"""The id of the <template> holding the widget's states one click away (see `widget_html`)."""
+
+
 def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
-                variant: str | None = None) -> str:
+                variant: str | None = None, next_states: Mapping[str, object] | None = None
+                ) -> str:
     """The mount the page's JavaScript takes over, with the prerendered widget inside;
-    `variant`: the variant a variant page starts from (the URL's keys override it)."""
+    `variant`: the variant a variant page starts from (the URL's keys override it);
+    `next_states`: `builder.view.neighbours` of the prerendered state, as JSON text in a
+    <template> after the mount (inert, parsed after the widget: the first paint does not wait
+    for it), which the page shows on a click while its Python has not started."""
     start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'
              if variant is not None else "")
+    following = ""
+    if next_states is not None:
+        start += f' data-next="{NEXT_ID}"'
+        text = json.dumps(next_states, separators=(",", ":"), ensure_ascii=False)
+        # Text of the template: & and < escaped (">" and quotes need not be in text).
+        text = text.replace("&", "&amp;").replace("<", "&lt;")
+        following = f'<template id="{NEXT_ID}">{text}</template>'
     return (
         f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
         f'data-recipe-json="{e(base + hf_id)}.json"{start} '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
-        f"{state_html}</div>"
+        f"{state_html}</div>{following}"
         '<noscript><p class="rcp-noscript">JavaScript is off, so this is the default '
-        "command and the choices above cannot be changed. The same commands are in the "
+        "command and the choices below cannot be changed. The same commands are in the "
         "JSON files linked at the top of the page.</p></noscript>"
     )
 
@@ -312,6 +318,9 @@ class Section:
     name: str
     """The slot's name (unique on the page)."""
     html: str
+    assets: tuple[str, ...] = ()
+    """The kinds of page files it needs besides the model page's (mkdocs.yml's
+    extra.page_assets: "dynamo")."""
 
 
 def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> list[str]:
@@ -322,9 +331,11 @@ def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> l
 def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
                base: str, nonce: str, catalog_json: str,
                sections: Sequence[Section] = (),
-               variant: VariantPage | None = None) -> GeneratedPage:
+               variant: VariantPage | None = None,
+               next_states: Mapping[str, object] | None = None) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`; or, with `variant`, the same page at
-    `/<variant model id>/` with that variant picked (`state_html` and `result` are its)."""
+    `/<variant model id>/` with that variant picked (`state_html` and `result` are its, and
+    `next_states` the states one click away, see `widget_html`)."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
     page = GeneratedPage(f"{hf_id if variant is None else variant.model_id}.md", nonce)
@@ -333,6 +344,11 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         "title": e(meta["title"] if variant is None else f"{meta['title']} ({variant.label})"),
         "description": e(meta["description"]),
         "hide": ["navigation"],
+        # The hero's <h1> is the page's title (overrides/partials/content.html).
+        "own_h1": True,
+        # The page's own scripts and styles (overrides/main.html, mkdocs.yml).
+        "assets": ["model", *dict.fromkeys(kind for section in sections
+                                           for kind in section.assets)],
         # overrides/main.html holds the first paint until the command is parsed.
         "render_blocking_id": "rb-mount",
     }
@@ -342,10 +358,11 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         page.body_of = f"{hf_id}.md"
     parts = [
         _front_matter(front),
-        page.slot("hero", hero_html(catalog, recipe, base, variant)),
+        page.slot("hero", hero_html(recipe, base, variant)),
         "## Command\n",
         page.slot("widget", widget_html(hf_id, state_html, base, catalog_json,
-                                        None if variant is None else variant.variant)),
+                                        None if variant is None else variant.variant,
+                                        next_states)),
         *_sections(page, sections, "command"),
         "## Install vLLM\n",
         page.slot("install", install_html(catalog, result)),
@@ -358,3 +375,35 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         parts.append(guide + "\n")
     page.markdown = "\n".join(parts)
     return page
+
+
+def retired_page(catalog: Data, recipe: Data, guide: str, reason: str, *, base: str,
+                 nonce: str) -> GeneratedPage:
+    """The page of a retired recipe (`retired:`): what the model was, why there is no
+    command (`reason`, the builder's `retired_reason`), and its guide."""
+    meta = recipe["meta"]
+    page = GeneratedPage(f"{recipe['model']['model_id']}.md", nonce)
+    # The hero's <h1> is the page's one title, as on a model page; its styles are a model
+    # page's (no command, so no builder script runs: `assets` names styles and scripts alike).
+    front: Data = {"title": e(meta["title"]), "description": e(meta["description"]),
+                   "hide": ["navigation"], "own_h1": True, "assets": ["model"]}
+    notice = ('<div class="rcp-retired" role="note"><p><strong>No command: this model is '
+              f"retired.</strong> {e(reason)}</p></div>")
+    parts = [_front_matter(front), page.slot("hero", hero_html(recipe, base)),
+             "## Command\n", page.slot("retired", notice)]
+    if guide.strip():
+        parts.append(guide.strip() + "\n")
+    page.markdown = "\n".join(parts)
+    return page
+
+
+def alias_page(page: GeneratedPage, alias: str, hf_id: str, canonical: str) -> GeneratedPage:
+    """The page at an old model id (`aliases:`): the recipe's page, its body shared, with a
+    notice above the title that names the id the model goes by now."""
+    copy = GeneratedPage(f"{alias}.md", page.nonce, page.markdown, dict(page.slots), page.head,
+                         canonical, page.uri)
+    token = f"<p>rcpslot{page.nonce}hero</p>"
+    copy.slots[token] = (
+        f'<p class="rcp-alias" role="note"><code>{e(alias)}</code> is now '
+        f"<code>{e(hf_id)}</code>: this is its page.</p>" + copy.slots[token])
+    return copy

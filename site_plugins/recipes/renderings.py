@@ -162,14 +162,16 @@ def _tree(builder: Builder, model_id: str, variant: str | None) -> Tree | None:
     return tree
 
 
-def render_recipe(catalog: Data, recipe: Data) -> RecipeRenderings:
-    """Every rendering of one recipe (see the module docstring).
+def render_recipe(catalog: Data, recipe: Data, builder: Builder | None = None
+                  ) -> RecipeRenderings:
+    """Every rendering of one recipe (see the module docstring); `builder`: a `Builder` of
+    this catalog and recipe to use (and keep using: what it worked out stays on it).
 
     Raises SelectionError when the recipe's default selection does not build; a variant
     whose own query builds nowhere simply gets no tree (and no `json` link).
     """
     hf_id = recipe["model"]["model_id"]
-    builder = Builder(catalog, recipe)
+    builder = builder or Builder(catalog, recipe)
     trees: dict[str, Tree] = {}
     for variant_id, model_id in trees_of(hf_id, recipe).items():
         tree = _tree(builder, model_id, None if variant_id == "default" else variant_id)

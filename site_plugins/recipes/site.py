@@ -28,9 +28,10 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
+from builder.api import Builder, retired_reason
 from builder.errors import SelectionError
 from builder.types import Result
-from builder.view import page_state
+from builder.view import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
@@ -48,8 +49,10 @@ from .pages import (
     GeneratedPage,
     Section,
     VariantPage,
+    alias_page,
     model_page,
     relative_root,
+    retired_page,
     selection_keys_html,
 )
 from .renderings import render_recipe
@@ -136,17 +139,32 @@ class RecipeOutputs:
     pages: list[GeneratedPage] = field(default_factory=list)
     twins: list[machine.Twin] = field(default_factory=list)
     """The Markdown twins of its pages (`machine.py`)."""
+    extra: list[api.Endpoint] = field(default_factory=list)
+    """Files mkdocs writes even when the worker writes the rest (an alias's JSON)."""
+    retired: bool = False
+    """A retired recipe: a page and a JSON document, no command, no card."""
 
 
 def recipe_outputs(job: Job) -> RecipeOutputs:
     """Everything made from one recipe: its JSON files, /models.json rows and pages."""
     catalog, recipe, base = job.catalog, job.recipe, job.base
     hf_id = recipe["model"]["model_id"]
+    reason = retired_reason(recipe)
+    if reason is not None:
+        return retired_outputs(job, reason)
+    # One Builder and one row cache for every rendering of the recipe: the JSON files, each
+    # page's widget and the widgets one click away from it (what stays the same is made once).
+    builder = Builder(catalog, recipe, renders={})
+    rows: RowCache = {}
     try:
-        renderings = render_recipe(catalog, recipe)
-        state = page_state(catalog, recipe, {})
+        renderings = render_recipe(catalog, recipe, builder)
+        state = page_state(catalog, recipe, {}, builder, rows)
     except SelectionError as error:
         return RecipeOutputs(hf_id, error=str(error))
+
+    def next_states(state: dict[str, Any]) -> dict[str, object]:
+        return neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
+
     tree = renderings.trees["default"]
     dynamo = job.deployments
     extra = deployments.endpoints(hf_id, dynamo, base) if dynamo else iter(())
@@ -166,20 +184,24 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     sections = [
         *job.sections,
         *([Section("install", deployments.HEADING, "dynamo",
-                   deployments.section_html(hf_id, dynamo, relative_root(hf_id)))]
+                   deployments.section_html(hf_id, dynamo, relative_root(hf_id)),
+                   assets=("dynamo",))]
           if dynamo else []),
     ]
     # Links inside pages are relative: the site works wherever it is deployed.
     page = model_page(
         catalog, recipe, job.guide, state["html"], result,  # type: ignore[arg-type]
         base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-        sections=sections,
+        sections=sections, next_states=next_states(state),
     )
     title = recipe["meta"]["title"]
     page_url = f"{job.site_url}{hf_id}/"
     page.head = machine.head_html(recipe, result, title=title, page_url=page_url)
     outputs.pages.append(page)
     outputs.twins.append(_twin(job, hf_id, title, result, page_url, f"{base}{hf_id}.json"))
+    for alias in recipe.get("aliases", ()):
+        outputs.pages.append(alias_page(page, alias, hf_id, page_url))
+        outputs.extra.append((f"{alias}.json", api.dumps(api.alias_document(hf_id, alias, base))))
     documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
     documents.update(renderings.aliases)
     for variant_id, variant in recipe["variants"].items():
@@ -191,12 +213,13 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         if document is None:  # its own query builds nowhere: no page of its own
             continue
         view = VariantPage(variant_id, model_id, label, document.uri, page_url)
-        state = page_state(catalog, recipe, {"variant": variant_id})
+        state = page_state(catalog, recipe, {"variant": variant_id}, builder, rows,
+                           base={"variant": variant_id})
         variant_result: Result = state["result"]  # type: ignore[assignment]
         variant_page = model_page(
             catalog, recipe, job.guide, state["html"], variant_result,  # type: ignore[arg-type]
             base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-            sections=sections, variant=view)
+            sections=sections, variant=view, next_states=next_states(state))
         own_url = f"{job.site_url}{model_id}/"
         variant_page.head = machine.head_html(recipe, variant_result,
                                               title=f"{title} ({label})", page_url=own_url)
@@ -204,6 +227,19 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         outputs.twins.append(_twin(job, model_id, f"{title} ({label})", variant_result,
                                    own_url, base + document.uri))
     return outputs
+
+
+def retired_outputs(job: Job, reason: str) -> RecipeOutputs:
+    """A retired recipe's outputs: its page, which says why there is no command, and its
+    JSON document (`retired` with the reason); no command, no card, no /models.json row."""
+    recipe = job.recipe
+    hf_id = recipe["model"]["model_id"]
+    endpoints = [(f"{hf_id}.json", api.dumps(api.retired_document(recipe, job.guide, reason)))]
+    written = write_files(Path(job.out_dir), endpoints) if job.out_dir else []
+    page = retired_page(job.catalog, recipe, job.guide, reason, base=relative_root(hf_id),
+                        nonce=job.nonce)
+    return RecipeOutputs(hf_id, endpoints=[] if job.out_dir else endpoints, written=written,
+                         pages=[page], retired=True)
 
 
 def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
@@ -339,7 +375,7 @@ class RecipesSite:
                     f"{display}: the default selection does not build: "
                     f"{outputs.error}"
                 )
-            for uri, content in outputs.endpoints:
+            for uri, content in [*outputs.endpoints, *outputs.extra]:
                 text(uri, content)
             self.written += outputs.written
             models += outputs.models
@@ -347,7 +383,8 @@ class RecipesSite:
                 by_strategy.setdefault(sid, {})[hf_id] = path
             for hw_id, path in outputs.hardware.items():
                 by_hardware.setdefault(hw_id, {})[hf_id] = path
-            cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
+            if not outputs.retired:
+                cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
             for page in outputs.pages:
                 self.pages[page.uri] = page
                 page_keys[page.uri] = key

@@ -1,5 +1,6 @@
 """axe-core (pinned from npm, injected from node_modules: nothing from another origin) on the
-home page, the API page and two model pages, in light and dark mode, after Python has painted.
+home page, the API page, the configurations page and model pages, in the system's light and
+dark mode, after Python has painted.
 Any violation fails, theme markup included: where mkdocs-material falls short, overrides/ and
 the page glue fix it (search dialog and progress bar names, code-block nav names, contrast)."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import ROOT, Site
 from tests.browser.widget import wait_python
@@ -18,22 +19,22 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 PAGES = {
     "home": "/",
     "api": "/api/",
-    "model-v41": "/deepseek-ai/DeepSeek-V4.1-Flash/?text_only=on",
+    "configurations": "/configurations/",
+    "model-v41": "/deepseek-ai/DeepSeek-V4.1-Flash/",
+    "model-v41-text-only": "/deepseek-ai/DeepSeek-V4.1-Flash/?text_only=on",
+    "model-qwen": "/Qwen/Qwen3-8B/",
     "model-kimi-roles": "/moonshotai/Kimi-K2-Instruct/?strategy=multi_node_dep",
 }
-SCHEMES = {"light": ("default", 0), "dark": ("slate", 1)}
+SCHEMES = {"light": "default", "dark": "slate"}
 
 
 @pytest.fixture(params=list(SCHEMES))
 def scheme_page(request: pytest.FixtureRequest, browser: Browser, site: Site) -> Iterator[Page]:
-    scheme, index = SCHEMES[request.param]
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.origin)
-    # mkdocs-material keeps the reader's palette choice here (scope "/" + ".__palette").
-    context.add_init_script(
-        f"localStorage.setItem('/.__palette', JSON.stringify({{index: {index}, "
-        f"color: {{scheme: '{scheme}'}}}}))")
+    # The site follows the system's scheme (mkdocs-material's automatic palette).
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=site.origin,
+                                  color_scheme=request.param)
     page = context.new_page()
-    page.scheme = scheme  # type: ignore[attr-defined]
+    page.scheme = SCHEMES[request.param]  # type: ignore[attr-defined]
     yield page
     context.close()
 
@@ -45,8 +46,17 @@ def test_axe_finds_nothing(scheme_page: Page, name: str) -> None:
     page.goto(PAGES[name])
     if page.locator(".rb-mount").count():
         wait_python(page)
-        # A disabled pill focused: its reason shows, and is checked too.
-        page.locator('.rb-widget .rb-pill[aria-disabled="true"]').first.focus()
+        # Every row's "N more, unavailable" list open, the widget's bar shown (as it is while
+        # the reader is among the rows; its observer stopped, so it stays), and a disabled
+        # pill focused: its reason shows. All checked too.
+        for more in page.locator(".rb-widget details.rb-more").all():
+            more.locator("summary").click()
+        page.evaluate("""() => { const mount = document.querySelector(".rb-mount");
+            mount.rbMount.barObserver?.disconnect(); mount.dataset.bar = "on"; }""")
+        expect(page.locator(".rb-widget .rb-bar")).to_be_visible()
+        disabled = page.locator('.rb-widget .rb-pill[aria-disabled="true"]')
+        if disabled.count():
+            disabled.first.focus()
     assert page.evaluate("document.body.dataset.mdColorScheme") == page.scheme  # type: ignore[attr-defined]
     page.wait_for_timeout(400)  # the theme's colour transitions settle
     page.add_script_tag(path=str(AXE))

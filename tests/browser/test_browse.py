@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.browser.conftest import Site
-from tests.recipes_data import catalog
+from tests.recipes_data import active_recipes
 
 
 def query(page: Page) -> dict[str, str]:
@@ -36,6 +36,22 @@ def shown_ids(page: Page) -> set[str]:
     return set(page.locator(".rcp-card:not([hidden]) .rcp-card-id code").all_text_contents())
 
 
+def on_screen_order(page: Page) -> list[str]:
+    """The shown cards' ids in the order a reader sees them (top to bottom, left to right)."""
+    cards = page.locator(".rcp-card:not([hidden])").all()
+    placed = []
+    for card in cards:
+        box = card.bounding_box()
+        assert box is not None
+        placed.append((round(box["y"]), box["x"], card.locator(".rcp-card-id code").inner_text()))
+    return [hf_id for _, _, hf_id in sorted(placed)]
+
+
+def natural_title(hf_id: str) -> tuple[object, ...]:
+    title = active_recipes()[hf_id].meta.title.lower()
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"(\d+)", title)))
+
+
 def shown_count(page: Page) -> int:
     return int(page.locator("[data-rcp-count]").inner_text())
 
@@ -55,7 +71,7 @@ def option_counts(page: Page, name: str) -> dict[str, tuple[int, bool]]:
 
 def matches(hf_id: str, words: list[str]) -> bool:
     """The search rule of browse.py, from the recipe's own fields."""
-    recipe = catalog().recipes[hf_id]
+    recipe = active_recipes()[hf_id]
     fields = [hf_id, recipe.meta.title, recipe.meta.provider]
     fields += [v.model_id for v in recipe.variants.values() if v.model_id]
     text = "|".join(re.sub(r"[-_\s]+", "", f.lower()) for f in fields)
@@ -63,7 +79,7 @@ def matches(hf_id: str, words: list[str]) -> bool:
 
 
 def with_task(task: str) -> set[str]:
-    return {hf_id for hf_id, r in catalog().recipes.items() if task in r.meta.tasks}
+    return {hf_id for hf_id, r in active_recipes().items() if task in r.meta.tasks}
 
 
 def open_home(page: Page, path: str = "/") -> None:
@@ -73,13 +89,13 @@ def open_home(page: Page, path: str = "/") -> None:
 
 def test_search_filter_counts_url_and_back(site_page: Page) -> None:
     page = site_page
-    total = len(catalog().recipes)
+    total = len(active_recipes())
     open_home(page)
     assert shown_count(page) == total == len(shown_ids(page))
 
     search = control(page, "Search")
     search.press_sequentially("qwen3")
-    qwen = {hf_id for hf_id in catalog().recipes if matches(hf_id, ["qwen3"])}
+    qwen = {hf_id for hf_id in active_recipes() if matches(hf_id, ["qwen3"])}
     assert len(qwen) >= 20
     expect(page.locator("[data-rcp-count]")).to_have_text(str(len(qwen)))
     assert shown_ids(page) == qwen
@@ -93,18 +109,18 @@ def test_search_filter_counts_url_and_back(site_page: Page) -> None:
     wait_query(page, {"search": "qwen3", "task": "multimodal"})
     tasks = option_counts(page, "task")
     assert tasks[""] == (len(qwen), False)  # the other filters only
-    for task in ("text", "omni"):
+    for task in tasks.keys() - {""}:  # each counts within the search; nothing to show: disabled
         n = len(qwen & with_task(task))
         assert tasks[task] == (n, n == 0), task
-    assert tasks["embedding"] == (0, True)  # nothing to show: not offered
+    assert any(n == 0 for n, _ in tasks.values()) and tasks["text"][0] > 0
     # The other filters count within the search and the task.
     arch = option_counts(page, "arch")
-    moe = {h for h in both if catalog().recipes[h].model.architecture == "moe"}
+    moe = {h for h in both if active_recipes()[h].model.architecture == "moe"}
     assert arch["moe"] == (len(moe), not moe)
     # Groups count what they show; a provider with nothing shown is hidden.
     providers: dict[str, int] = {}
     for hf_id in both:
-        provider = catalog().recipes[hf_id].meta.provider
+        provider = active_recipes()[hf_id].meta.provider
         providers[provider] = providers.get(provider, 0) + 1
     groups = page.locator(".rcp-group:not([hidden]) .rcp-group-title").all_text_contents()
     assert sorted(groups) == sorted(f"{p} {n}" for p, n in providers.items())
@@ -131,24 +147,31 @@ def test_family_search_ignores_separators(site_page: Page) -> None:
     for words in ("llama 3", "Llama-3", "llama3"):
         search.fill(words)
         found.append(shown_ids(page))
-    llama = {h for h in catalog().recipes if h.startswith("meta-llama/Llama-3")}
+    llama = {h for h in active_recipes() if h.startswith("meta-llama/Llama-3")}
     assert found == [llama, llama, llama]
 
 
 def test_omni_filter_and_ungrouped_cards(site_page: Page) -> None:
     page = site_page
+    # `group=none` is the older URL form of an ungrouped list: sorted by name, and the URL says so.
     open_home(page, "/?task=omni&group=none")
+    wait_query(page, {"task": "omni", "sort": "name"})
     omni = with_task("omni")
     assert len(omni) >= 25
     assert shown_ids(page) == omni
     expect(control(page, "Task")).to_have_value("omni")
-    expect(control(page, "Group by provider")).not_to_be_checked()
+    expect(control(page, "Sort")).to_have_value("name")
     # Provider headings are off screen (kept for screen readers): at most 1 px.
     boxes = [title.bounding_box() for title in page.locator(".rcp-group-title").all()]
     assert boxes and all(b is None or (b["width"] <= 1 and b["height"] <= 1) for b in boxes)
     # Ungrouped, each card names its provider.
     assert page.locator(".rcp-card:not([hidden]) .rcp-card-provider:visible").count() == len(omni)
-    control(page, "Group by provider").check()
+    assert on_screen_order(page) == sorted(on_screen_order(page), key=natural_title)
+    control(page, "Sort").select_option("newest")
+    wait_query(page, {"task": "omni", "sort": "newest"})
+    dates = [str(active_recipes()[h].meta.date_added) for h in on_screen_order(page)]
+    assert dates == sorted(dates, reverse=True)
+    control(page, "Sort").select_option("provider")
     wait_query(page, {"task": "omni"})
     assert page.locator(".rcp-group-title:visible").count() > 1
 
@@ -181,7 +204,7 @@ def test_empty_result_and_clear(site_page: Page) -> None:
     expect(empty).to_be_visible()
     assert shown_ids(page) == set()
     empty.get_by_role("button", name="Clear the filters").click()
-    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(catalog().recipes)))
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(active_recipes())))
     wait_query(page, {})
     expect(control(page, "Search")).to_be_focused()
 

@@ -2,8 +2,10 @@
 another address than the one it is served from (SITE_URL elsewhere): nginx (Debian's package,
 started here with a config of its own), `npx serve`, `npx http-server`, Python's http.server
 and `make serve`'s server. On each, the home page's card of a model whose id has a dot
-(DeepSeek-V4.1-Flash) opens its page, Python starts, and a click shows what CPython renders.
-No request of the page may fail."""
+(DeepSeek-V4.1-Flash) opens its page, Python starts, and every widget of the page works: a
+click on the builder shows what CPython renders, the compare box compares the command shown
+(its data comes from under the sub-path too), and the Dynamo widget repaints. No request of
+the page may fail."""
 
 from __future__ import annotations
 
@@ -18,10 +20,22 @@ from urllib.error import URLError
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import Browser, Page, Response
+from playwright.sync_api import Browser, Page, Response, expect
 
+from builder.dynamo_view import page_state as dynamo_state
 from tests.browser.conftest import ROOT, build_site
-from tests.browser.widget import click_pill, expected_text, shown_copy_text, wait_python
+from tests.browser.test_dynamo import as_browser_writes
+from tests.browser.test_dynamo import click as dynamo_click
+from tests.browser.test_dynamo import widget_html as dynamo_html
+from tests.browser.widget import (
+    PYTHON_TIMEOUT_MS,
+    click_pill,
+    expected_text,
+    shown_copy_text,
+    wait_python,
+)
+from tests.test_dynamo import HF_ID as DYNAMO_MODEL
+from tests.test_dynamo import data as dynamo_data
 
 DOTTED = "deepseek-ai/DeepSeek-V4.1-Flash"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -157,6 +171,16 @@ def test_dotted_model_page_works_from_the_home_page(browser: Browser, host: str)
         wait_python(page)
         click_pill(page, "install", "docker")
         assert shown_copy_text(page) == expected_text(DOTTED, {"install": "docker"})
+        # The compare box, with the command the page shows: the same engine settings.
+        page.locator(".cmp-input").fill(shown_copy_text(page))
+        page.click("button.cmp-run")
+        expect(page.locator(".cmp-output .cdiff-summary")).to_have_text(
+            "same engine settings as the recipe", timeout=PYTHON_TIMEOUT_MS)
+        # The Dynamo deployment widget (this model has one): what CPython renders for a click.
+        assert DYNAMO_MODEL == DOTTED
+        dynamo_click(page, "framework", "sglang")
+        assert dynamo_html(page) == as_browser_writes(
+            page, dynamo_state(dynamo_data(), {"dynamo_framework": "sglang"})["html"])
         # The crumb back to the models is relative too.
         page.locator(".rcp-crumbs a").click()
         page.wait_for_selector("a.rcp-card-link")

@@ -77,5 +77,3 @@ def test_the_worker_is_named_after_the_builders_version(site: Site) -> None:
     for page in (f"{V4}/index.html", "index.html", "configurations/index.html"):
         html = (site.root / page).read_text()
         assert f'<meta name="rb-worker" content="recipe-builder-{version}">' in html, page
-    model_page = (site.root / V4 / "index.html").read_text()
-    assert f'name: "recipe-builder-{version}"' in model_page

@@ -55,13 +55,28 @@ def reason_of(page: Page, key: str, value: str) -> Locator:
 
 
 def pills(page: Page, key: str) -> list[dict[str, str | None]]:
-    """Every pill of `key`: value, pressed, disabled reason (None when available)."""
+    """Every pill of `key` shown in its row: value, pressed, and the reason an unavailable
+    one points at (None when available). A row's unavailable values past the first three
+    are not pills: they are listed in its "N more" disclosure (`folded`)."""
     return page.evaluate(
         """key => [...document.querySelectorAll(`.rb-widget button.rb-pill[data-key="${key}"]`)]
             .map(b => ({value: b.dataset.value, pressed: b.getAttribute('aria-pressed'),
-                        reason: b.getAttribute('aria-disabled') === 'true' ? b.title : null}))""",
+                        reason: b.getAttribute('aria-disabled') === 'true'
+                          ? document.getElementById(b.getAttribute('aria-describedby'))
+                              ?.textContent ?? '' : null}))""",
         key,
     )
+
+
+def folded(page: Page, key: str) -> dict[str, str]:
+    """The unavailable values of `key` listed in its row's "N more" disclosure: value →
+    the reason shown beside it."""
+    return dict(page.evaluate(
+        """key => [...document.querySelectorAll(
+              `.rb-widget .rb-more-item[data-key="${key}"]`)].map(
+              li => [li.dataset.value, li.querySelector('.rb-more-why').textContent])""",
+        key,
+    ))
 
 
 def blocks(page: Page) -> list[tuple[str, str]]:
@@ -118,12 +133,15 @@ def expected_text(hf_id: str, query: dict[str, str]) -> str:
 
 
 def cli_text(hf_id: str, query: dict[str, str]) -> str:
-    """What `vllm-recipes HF_ID key=value ...` prints."""
+    """What `vllm-recipes HF_ID key=value ...` prints after its install block: the commands
+    (the page's copy-all text)."""
     run = subprocess.run(
         [sys.executable, "-m", "vllm_recipes", hf_id, *(f"{k}={v}" for k, v in query.items())],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
-    return run.stdout
+    install, blank, commands = run.stdout.partition("\n\n")
+    assert install.startswith("# Install (") and blank, run.stdout
+    return commands
 
 
 def follow_link(page: Page, url: str) -> None:

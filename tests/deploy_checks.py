@@ -1,0 +1,97 @@
+"""Checks of the deployment files (`--format`, builder/deploy_files.py) against their formats'
+own definitions: the Compose Specification's JSON schema and the LeaderWorkerSet CRD's schema
+(both vendored in tests/data/schemas/, see its README), Kubernetes' schemas through
+kubernetes-validate, and vLLM's config-file rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import yaml
+
+from tests.recipes_data import ROOT
+
+SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
+KUBERNETES_VERSION = "1.37.0"
+LWS = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
+
+
+@cache
+def _schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+
+
+def compose_problems(text: str) -> list[str]:
+    """Every way a Compose file breaks the Compose Specification's schema."""
+    document = yaml.safe_load(text)
+    validator = jsonschema.Draft7Validator(_schema("compose-spec.json"))
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator.iter_errors(document)]
+
+
+def kubernetes_problems(text: str) -> list[str]:
+    """Every way the documents of a Kubernetes file break their kinds' schemas (strict: no
+    unknown fields)."""
+    problems: list[str] = []
+    for document in yaml.safe_load_all(text):
+        kind = (document.get("apiVersion"), document.get("kind"))
+        if kind == LWS:
+            validator = jsonschema.Draft7Validator(_schema("lws-v0.10.0-leaderworkerset.json"))
+            problems += [f"LeaderWorkerSet {'/'.join(map(str, e.absolute_path))}: {e.message}"
+                         for e in validator.iter_errors(document)]
+            continue
+        try:
+            kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            problems.append(f"{kind[1]}: {error.message}")
+    return problems
+
+
+def config_argv(text: str) -> list[str]:
+    """The command line `vllm serve --config FILE` makes of a config file, by vLLM 0.33.0's
+    `FlexibleArgumentParser.load_config_file` rules (vllm/utils/argparse_utils.py): `true` is
+    the bare flag, a list its items, a mapping its JSON, anything else `str(value)`."""
+    args: list[str] = []
+    for key, value in yaml.safe_load(text).items():
+        if isinstance(value, bool):
+            if value:
+                args.append(f"--{key}")
+        elif isinstance(value, list):
+            args += [f"--{key}", *map(str, value)]
+        elif isinstance(value, dict):
+            args += [f"--{key}", json.dumps(value)]
+        else:
+            args += [f"--{key}", str(value)]
+    return args
+
+
+def vllm_parser() -> tuple[Path, Path] | None:
+    """(python of a vLLM parser environment, tests/vllm_parser/check_argv.py) when both are
+    here: the parser check another change adds (`make parser-envs`); None otherwise. The
+    python comes from $VLLM_PARSER_PYTHON, else the first parser environment found beside
+    the checkout's venv."""
+    script = ROOT / "tests" / "vllm_parser" / "check_argv.py"
+    given = os.environ.get("VLLM_PARSER_PYTHON")
+    found = [Path(given)] if given else sorted(ROOT.glob(".venv-parser*/**/bin/python"))
+    found = [p for p in found if "omni" not in str(p)]
+    if not script.is_file() or not found or not found[0].exists():
+        return None
+    return found[0], script
+
+
+def vllm_parser_error(config: Path, checker: tuple[Path, Path]) -> str | None:
+    """vLLM's own verdict on `vllm serve --config CONFIG` (None: it accepts it)."""
+    python, script = checker
+    batch = {"path_flags": [], "commands": [
+        {"argv": ["vllm", "serve", "--config", str(config)], "files": {}}]}
+    out = subprocess.run([str(python), str(script)], input=json.dumps(batch) + "\n",
+                         capture_output=True, text=True, check=True, timeout=600)
+    (verdict,) = json.loads(out.stdout.strip().splitlines()[-1])
+    return verdict["error"]

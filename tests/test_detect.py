@@ -1,0 +1,173 @@
+"""Issue 27.2: `vllm-recipes --detect` picks `hardware=` from what the machine's tools report
+(fakes on PATH printing recorded outputs: tests/fixtures/detect/), by the `detect` patterns of
+recipes/hardware.yaml; what it cannot match is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.recipes_data import ROOT, builder_catalog
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "detect"
+ARGS = {
+    "nvidia-smi": ["--query-gpu=name,memory.total", "--format=csv,noheader"],
+    "amd-smi": ["static", "--asic", "--vram", "--json"],
+    "rocm-smi": ["--showproductname", "--json"],
+    "npu-smi": ["info"],
+    "lscpu": [],
+}
+QWEN = "Qwen/Qwen3-8B"
+
+
+def fake_tools(bin_dir: Path, outputs: dict[str, str]) -> None:
+    """One executable per tool that prints its recorded output, and fails (as a broken tool
+    would) when called with other arguments than `--detect` uses."""
+    bin_dir.mkdir(exist_ok=True)
+    for tool, fixture in outputs.items():
+        script = bin_dir / tool
+        script.write_text(
+            f"#!{sys.executable}\nimport sys\n"
+            f"if sys.argv[1:] != {ARGS[tool]!r}:\n"
+            "    sys.exit(f'unexpected arguments {sys.argv[1:]}')\n"
+            f"sys.stdout.write(open({str(FIXTURES / fixture)!r}).read())\n")
+        script.chmod(0o755)
+
+
+def run(tmp_path: Path, outputs: dict[str, str], *args: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    fake_tools(tmp_path / "bin", outputs)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("TPU_")}
+    return subprocess.run(
+        [sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT, capture_output=True, text=True,
+        check=False, env={**base, "PATH": str(tmp_path / "bin"), **(env or {})})
+
+
+@pytest.mark.parametrize(("outputs", "env", "hardware", "found"), [
+    ({"nvidia-smi": "nvidia-smi-8x-h200.txt"}, {}, "h200",
+     "8× NVIDIA H200, 143771 MiB each (nvidia-smi)"),
+    ({"nvidia-smi": "nvidia-smi-4x-gb200.txt"}, {}, "gb200",
+     "4× NVIDIA GB200, 189471 MiB each (nvidia-smi)"),
+    ({"nvidia-smi": "nvidia-smi-1x-gb300.txt"}, {}, "dgx_station_gb300",
+     "1× NVIDIA GB300, 258048 MiB (nvidia-smi)"),
+    ({"nvidia-smi": "nvidia-smi-2x-rtx-5090.txt"}, {}, "rtx_5090_2x",
+     "2× NVIDIA GeForce RTX 5090, 32607 MiB each (nvidia-smi)"),
+    ({"amd-smi": "amd-smi-8x-mi300x.json"}, {}, "mi300x",
+     "8× AMD Instinct MI300X, 196592 MB each (amd-smi)"),
+    ({"amd-smi": "amd-smi-8x-mi355x-list.json"}, {}, "mi355x",
+     "8× AMD Instinct MI355X, 294896 MB each (amd-smi)"),
+    ({"rocm-smi": "rocm-smi-8x-mi325x.json"}, {}, "mi325x",
+     "8× AMD Instinct MI325X (rocm-smi)"),
+    ({"npu-smi": "npu-smi-atlas-800-a3.txt"}, {}, "ascend_910c", "16× Ascend910 (npu-smi)"),
+    ({}, {"TPU_ACCELERATOR_TYPE": "v6e-8"}, "trillium", "8× v6e-8 ($TPU_ACCELERATOR_TYPE)"),
+    ({"lscpu": "lscpu-xeon6.txt"}, {}, "xeon6",
+     "Intel(R) Xeon(R) 6767P with 4 NUMA nodes (lscpu)"),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_a_machine_gives_its_hardware_id(tmp_path: Path, outputs: dict[str, str],
+                                         env: dict[str, str], hardware: str, found: str) -> None:
+    alone = run(tmp_path, outputs, "--detect", env=env)
+    assert alone.returncode == 0, alone.stderr
+    assert alone.stdout == f"hardware={hardware}\n"
+    assert alone.stderr == f"vllm-recipes: --detect: found {found}: hardware={hardware}\n"
+
+
+def test_8x_h200_answers_the_query_for_h200(tmp_path: Path) -> None:
+    """The issue's example: the query with --detect is the query with hardware=h200."""
+    detected = run(tmp_path, {"nvidia-smi": "nvidia-smi-8x-h200.txt"}, QWEN, "--detect",
+                   "--json")
+    assert detected.returncode == 0, detected.stderr
+    given = run(tmp_path, {}, QWEN, "hardware=h200", "--json")
+    assert json.loads(detected.stdout) == json.loads(given.stdout)
+    assert json.loads(detected.stdout)["selection"]["hardware"] == "h200"
+
+
+def test_1x_rtx_4090_says_what_it_found_and_exits_2(tmp_path: Path) -> None:
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-rtx-4090.txt"}, QWEN, "--detect")
+    assert out.returncode == 2 and out.stdout == ""
+    nvidia = ", ".join(hw_id for hw_id, hw in builder_catalog()["hardware"].items()
+                       if hw["brand"] == "nvidia")
+    assert "h200" in nvidia and "mi300x" not in nvidia
+    assert out.stderr == (
+        "vllm-recipes: --detect: found 1× NVIDIA GeForce RTX 4090, 24564 MiB (nvidia-smi), "
+        f"which no hardware= is (RTX 4090 2× is 2); pick one of hardware={nvidia}\n")
+
+
+def test_half_a_node_is_the_node_with_a_notice(tmp_path: Path) -> None:
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-4x-h100.txt"}, "--detect")
+    assert out.returncode == 0 and out.stdout == "hardware=h100\n"
+    assert out.stderr == (
+        "vllm-recipes: --detect: found 4× NVIDIA H100 80GB HBM3, 81559 MiB each (nvidia-smi): "
+        "hardware=h100 (the catalogue's H100 is a node of 8 GPUs; commands that use the whole "
+        "node need 8)\n")
+
+
+@pytest.mark.parametrize(("outputs", "first_words"), [
+    ({"nvidia-smi": "nvidia-smi-mixed.txt"},
+     "vllm-recipes: --detect: found 1× NVIDIA H200, 1× NVIDIA H100 80GB HBM3 (nvidia-smi): "
+     "mixed accelerators"),
+    ({"npu-smi": "npu-smi-8x-910b3.txt"},
+     "vllm-recipes: --detect: found 8× 910B3 (npu-smi), which no hardware= is; pick one of"),
+    ({"lscpu": "lscpu-epyc.txt"},
+     "vllm-recipes: --detect: found AMD EPYC 9654 96-Core Processor with 2 NUMA nodes "
+     "(lscpu), which no hardware= is; pick one of"),
+    ({}, "vllm-recipes: --detect: found no accelerator"),
+])
+def test_what_cannot_be_matched_is_one_line(tmp_path: Path, outputs: dict[str, str],
+                                            first_words: str) -> None:
+    out = run(tmp_path, outputs, "--detect")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(first_words), out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_amd_smi_first_rocm_smi_where_it_fails(tmp_path: Path) -> None:
+    """A broken amd-smi (it fails on the arguments) falls back to rocm-smi."""
+    fake_tools(tmp_path / "bin", {"rocm-smi": "rocm-smi-8x-mi325x.json"})
+    broken = tmp_path / "bin" / "amd-smi"
+    broken.write_text("#!/bin/sh\nexit 3\n")
+    broken.chmod(0o755)
+    out = run(tmp_path, {}, "--detect")
+    assert out.stdout == "hardware=mi325x\n"
+
+
+def test_detect_and_hardware_do_not_mix(tmp_path: Path) -> None:
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-8x-h200.txt"}, QWEN, "--detect",
+              "hardware=b200")
+    assert out.returncode == 2
+    assert out.stderr == ("vllm-recipes: --detect picks hardware= itself; drop hardware= or "
+                          "--detect\n")
+
+
+def test_every_detectable_name_matches_one_id_per_count() -> None:
+    """No two hardware ids of a brand claim the same device name and count (the answer
+    would depend on the catalogue's order)."""
+    import re
+
+    hardware = builder_catalog()["hardware"]
+    names = {"NVIDIA H200": "h200", "NVIDIA H20": "h20", "NVIDIA H100 80GB HBM3": "h100",
+             "NVIDIA A100-SXM4-80GB": "a100", "NVIDIA B200": "b200", "NVIDIA GB200": "gb200",
+             "NVIDIA B300 SXM6 AC": "b300", "NVIDIA GB10": "dgx_spark_gb10",
+             "NVIDIA RTX PRO 6000 Blackwell Server Edition": "rtx_pro_6000_8x",
+             "NVIDIA RTX PRO 5000 Blackwell": "rtx_pro_5000", "AMD Instinct MI350X": "mi350x",
+             "tpu7x-8": "ironwood", "INTEL(R) XEON(R) PLATINUM 8580": "xeon5"}
+    for name, hw_id in names.items():
+        hits = [(h, hw["gpu_count"]) for h, hw in hardware.items()
+                if any(re.search(p, name, re.IGNORECASE) for p in hw.get("detect", ()))]
+        assert hw_id in [h for h, _ in hits], (name, hits)
+        counts = [count for _, count in hits]
+        assert len(counts) == len(set(counts)), (name, hits)
+
+
+def test_run_detect_is_run_with_the_detected_hardware(tmp_path: Path) -> None:
+    detected = run(tmp_path, {"nvidia-smi": "nvidia-smi-8x-h200.txt"}, "run", QWEN, "--detect",
+                   "--dry-run")
+    given = run(tmp_path, {}, "run", QWEN, "hardware=h200", "--dry-run")
+    assert detected.returncode == given.returncode == 0, detected.stderr
+    assert detected.stdout == given.stdout
+    assert detected.stderr == ("vllm-recipes: --detect: found 8× NVIDIA H200, 143771 MiB each "
+                               "(nvidia-smi): hardware=h200\n")

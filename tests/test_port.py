@@ -1,0 +1,252 @@
+"""`vllm-recipes port`: newer public fields are mapped or listed as TODO lines (never dropped
+silently), and the draft records where it came from (`upstream: {path, commit}`).
+
+The public snippets are cut down from newer public recipes (github.com/vllm-project/recipes):
+GLM-5.3 (e46f53b), Qwen3.8-Flash-Next (bed5921), IFM/Jais-3-375B-A23B (e65fa1f),
+RedHatAI/Kimi-K3-FP8-BLOCK (9ee11e8), MiniMax-M3 (54fa8a7), GLM-5.3-Flash (6848bd5),
+google/gemma-4-E4B-it-assistant (e836991), DeepSeek-V4-Flash-Vision-Exp (227d496).
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.recipes_data import RECIPES, ROOT
+from vllm_recipes.loader import load_catalog
+from vllm_recipes.port import draft, upstream_path
+
+HARDWARE = yaml.safe_load((RECIPES / "hardware.yaml").read_text(encoding="utf-8"))
+RESTRICTED = {h for h, spec in HARDWARE["hardware"].items() if spec.get("restricted")}
+KEYS = {*HARDWARE["hardware"], *HARDWARE["brands"], *HARDWARE["generations"]}
+STRATEGIES = {p.stem for p in (RECIPES / "strategies").glob("*.yaml")}
+
+PUBLIC: dict[str, Any] = {
+    "meta": {"title": "GLM-5.3", "slug": "glm-5.3", "provider": "GLM (Z-AI)",
+             "description": "GLM-5.3", "date_added": "2026-08-28", "date_updated": "2026-08-30",
+             "difficulty": "advanced", "tasks": ["text"],
+             "hardware": {"b300": "verified", "ascend_950pr_8x": "verified"}},
+    "model": {"model_id": "zai-org/GLM-5.3", "min_vllm_version": "0.28.0",
+              "architecture": "moe", "parameter_count": "743B", "active_parameters": "39B",
+              "context_length": 1048576, "base_args": ["--kv-cache-dtype", "fp8_e4m3"],
+              "base_env": {}},
+    "features": {"reasoning": {"description": "GLM reasoning parser",
+                               "args": ["--reasoning-parser", "glm45"]}},
+    "variants": {"default": {"precision": "fp8", "vram_minimum_gb": 893,
+                             "description": "Native FP8 checkpoint"}},
+    "compatible_strategies": ["single_node_tp", "single_node_tep"],
+}
+
+
+def port(**changes: Any) -> tuple[dict[str, Any], list[str]]:
+    public = copy.deepcopy(PUBLIC)
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node = public
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[last] = value
+    return draft(public, RESTRICTED, hardware_keys=KEYS, strategies=STRATEGIES,
+                 upstream={"path": "models/zai-org/GLM-5.3.yaml",
+                           "commit": "e46f53b17dd4082edd2551a7b55a9db0325516ba"})
+
+
+def todo_about(todo: list[str], prefix: str) -> str:
+    (line,) = [t for t in todo if t.startswith(prefix)]
+    return line
+
+
+def test_a_plain_file_drafts_without_todo_and_records_its_upstream() -> None:
+    ours, todo = port()
+    assert todo == []
+    assert ours["upstream"] == {"path": "models/zai-org/GLM-5.3.yaml",
+                                "commit": "e46f53b17dd4082edd2551a7b55a9db0325516ba"}
+    assert list(ours)[-1] == "upstream"
+    assert ours["verified"] == ["b300", "ascend_950pr_8x"]
+
+
+def test_an_unknown_field_is_a_todo_line_not_a_silent_drop() -> None:
+    _, todo = port(brand_new_block={"x": 1}, model__sparse_kv=True,
+                   variants__default__kv_layout="HND",
+                   features__reasoning__companion_port=9)
+    assert todo_about(todo, "brand_new_block: a public field the port does not know")
+    assert todo_about(todo, "model.sparse_kv: a public field")
+    assert todo_about(todo, "variants.default.kv_layout: a public field")
+    assert todo_about(todo, "features.reasoning.companion_port: a public field")
+    ours, _ = port(model__sparse_kv=True)
+    assert "sparse_kv" not in ours["model"]
+
+
+def test_new_hardware_ids_are_known_and_unknown_ones_flagged() -> None:
+    _, todo = port(meta__hardware={"rtx_pro_6000_4x": "verified", "max1550": "verified"})
+    assert todo == ["meta.hardware: hardware 'max1550' is not in recipes/hardware.yaml; add it "
+                    "(with its facts) or drop it"]
+
+
+def test_a_strategy_this_catalogue_lacks_is_flagged() -> None:
+    ours, todo = port(compatible_strategies=["single_node_tp", "single_node_dpa_tp",
+                                             "single_node_xyz"])
+    assert ours["strategies"] == ["single_node_tp", "single_node_dpa_tp", "single_node_xyz"]
+    assert todo == ["compatible_strategies: 'single_node_xyz' is not a strategy of "
+                    "recipes/strategies/; add the strategy or drop it"]
+
+
+def test_top_level_default_hardware_is_read() -> None:
+    ours, todo = port(default_hardware="b300")
+    assert ours["default_hardware"] == "b300" and todo == []
+    ours, todo = port(default_hardware="b300", meta__default_hardware="gb200")
+    assert ours["default_hardware"] == "gb200"
+    assert todo_about(todo, "default_hardware: meta says 'gb200', the top level 'b300'")
+
+
+def test_kv_cache_strategy_hardware_gates_the_kv_store_strategies() -> None:
+    ours, todo = port(kv_cache_strategy_hardware={
+        "kv_store_distributed_mooncake": {"h200": "unsupported", "b300": "supported"},
+        "kv_store_centralized_mooncake": {"h200": "unsupported"}})
+    assert ours["strategies"] == ["single_node_tp", "single_node_tep",
+                                  "kv_store_distributed_mooncake"]
+    assert ours["strategy_hardware"] == {
+        "kv_store_distributed_mooncake": {"h200": "unsupported", "b300": "supported"}}
+    assert todo_about(todo, "kv_cache_strategy_hardware: the public site offers")
+
+
+def test_a_features_extra_env_becomes_its_env() -> None:
+    ours, todo = port(features__reasoning__extra_env={"VLLM_X": "0"})
+    assert ours["features"]["reasoning"]["env"] == {"VLLM_X": "0"} and todo == []
+
+
+def test_install_methods_empty_unknown_or_refused() -> None:
+    # Empty methods are offered (the public site hides only `false`); Docker listed first is
+    # its default tab, which ours cannot say.
+    ours, todo = port(model__install={"docker": None, "pip": None})
+    assert todo == ["model.install lists docker first: the public site opens its Docker tab "
+                    "by default; here pip is the default unless pip is refused"]
+    assert "hardware_overrides" not in ours
+    ours, todo = port(model__install={"docker": {"note": "Use the image."},
+                                      "pypi": {"note": "Use docker."}})
+    assert ours["model"]["install_notes"] == {"docker": "Use the image."}
+    assert todo_about(todo, "model.install.pypi: not an install method here")
+    ours, todo = port(model__install={"docker": {"note": "Image only."}, "pip": False})
+    assert ours["hardware_overrides"]["all"]["install"] == {"pip": False}
+    assert not [t for t in todo if t.startswith("model.install")]
+
+
+def test_missing_version_and_architecture_are_todo_lines() -> None:
+    public = copy.deepcopy(PUBLIC)
+    del public["model"]["min_vllm_version"], public["model"]["architecture"]
+    del public["meta"]["date_added"]
+    ours, todo = draft(public, RESTRICTED)
+    assert "min_vllm_version" not in ours["model"]
+    assert todo_about(todo, "model.min_vllm_version: the public file gives none")
+    assert todo_about(todo, "model.architecture: the public file gives none")
+    assert todo_about(todo, "meta.date_added: the public file gives none")
+
+
+def test_a_strategy_overrides_tp_outside_single_node_tp_is_flagged() -> None:
+    ours, todo = port(strategy_overrides={"single_node_tep": {"tp": 8},
+                                          "single_node_tp": {"tp": 4}})
+    assert ours["strategy_overrides"] == {"single_node_tp": {"all": {"parallel_size": 4}}}
+    assert todo_about(todo, "strategy_overrides.single_node_tep.tp 8: the public synthesis "
+                            "reads `tp` for single_node_tp only")
+
+
+def test_a_strategy_overrides_env_becomes_extra_env() -> None:
+    ours, todo = port(strategy_overrides={"single_node_dep": {
+        "extra_env": {"VLLM_PLE_CPU_OFFLOAD": "1"}, "env": {"NCCL_X": "1"}}})
+    assert ours["strategy_overrides"]["single_node_dep"]["all"]["extra_env"] == {
+        "NCCL_X": "1", "VLLM_PLE_CPU_OFFLOAD": "1"}
+    assert todo_about(todo, "strategy_overrides.single_node_dep.env: written as extra_env")
+
+
+def test_arguments_written_as_a_mapping_are_flagged() -> None:
+    ours, todo = port(hardware_overrides={"xpu": {"extra_args": {"enforce_eager": True},
+                                                  "extra_env": {"ZE_AFFINITY_MASK": "0"}}})
+    assert ours["hardware_overrides"]["xpu"] == {"extra_env": {"ZE_AFFINITY_MASK": "0"}}
+    assert todo_about(todo, "hardware_overrides.xpu.extra_args: {'enforce_eager': True} is not "
+                            "a list of tokens")
+
+
+def test_a_variants_install_toggle_and_an_install_note_are_kept_or_flagged() -> None:
+    ours, todo = port(variants__default__hardware_overrides={
+        "ascend_950pr_8x": {"docker_image": "quay.io/ascend/vllm-ascend:v0.23.0-a5",
+                            "install": {"pip": False}}},
+        hardware_overrides={"amd": {"install_note": "Use the ROCm image.",
+                                    "extra_env": {"VLLM_ROCM_USE_AITER": "1"}}})
+    assert ours["variants"]["default"]["hardware_overrides"]["ascend_950pr_8x"] == {
+        "docker_image": "quay.io/ascend/vllm-ascend:v0.23.0-a5", "install": {"pip": False}}
+    assert todo_about(todo, "hardware_overrides.amd.install_note: 'Use the ROCm image.'")
+    assert ours["hardware_overrides"]["amd"] == {"extra_env": {"VLLM_ROCM_USE_AITER": "1"}}
+
+
+def test_without_a_commit_the_draft_says_so() -> None:
+    _, todo = draft(copy.deepcopy(PUBLIC), RESTRICTED,
+                    upstream={"path": "models/zai-org/GLM-5.3.yaml", "commit": ""})
+    assert todo_about(todo, "upstream: no commit (pass --upstream-path / --upstream-commit)")
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("/src/recipes/models/zai-org/GLM-5.3.yaml", "models/zai-org/GLM-5.3.yaml"),
+    ("models/Google/gemma-4-31B-it.yaml", "models/Google/gemma-4-31B-it.yaml"),
+    ("/tmp/GLM-5.3.yaml", None),
+    ("/src/models/zai-org/GLM-5.3.md", None),
+])
+def test_the_upstream_path_is_read_from_the_input_path(path: str, expected: str | None) -> None:
+    assert upstream_path(Path(path)) == expected
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A recipe tree with the real hardware and strategies and one recipe, to port into."""
+    tree = tmp_path / "recipes"
+    tree.mkdir()
+    for name in ("hardware.yaml", "schema.json"):
+        (tree / name).write_text((RECIPES / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (tree / "strategies").mkdir()
+    for path in (RECIPES / "strategies").glob("*.yaml"):
+        (tree / "strategies" / path.name).write_text(path.read_text(encoding="utf-8"),
+                                                     encoding="utf-8")
+    (tree / "models").mkdir()
+    return tree
+
+
+def run_port(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vllm_recipes", "port", *args], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+
+
+def test_the_command_writes_the_upstream_block_and_a_valid_draft(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    public = tmp_path / "public" / "models" / "zai-org" / "GLM-5.3.yaml"
+    public.parent.mkdir(parents=True)
+    public.write_text(yaml.safe_dump(PUBLIC), encoding="utf-8")
+    out = run_port(str(public), "--recipes", str(tree), "--upstream-commit", "e46f53b")
+    assert out.returncode == 0, out.stderr
+    written = tree / "models" / "zai-org" / "GLM-5.3.yaml"
+    text = written.read_text(encoding="utf-8")
+    assert text.endswith("upstream:\n  path: models/zai-org/GLM-5.3.yaml\n  commit: e46f53b\n")
+    assert "models/zai-org/GLM-5.3.yaml at e46f53b" in text.splitlines()[1]
+    loaded = load_catalog(tree)  # the draft passes every check
+    upstream = loaded.recipes["zai-org/GLM-5.3"].upstream
+    assert upstream is not None and upstream.commit == "e46f53b"
+    # An explicit path wins over the input's; a bad commit is refused in one line.
+    other = tmp_path / "GLM.yaml"
+    other.write_text(yaml.safe_dump(PUBLIC), encoding="utf-8")
+    out = run_port(str(other), "--recipes", str(tree), "--force",
+                   "--upstream-path", "models/zai-org/GLM-5.3.yaml", "--upstream-commit",
+                   "e46f53b17dd4082edd2551a7b55a9db0325516ba")
+    assert out.returncode == 0, out.stderr
+    assert written.read_text(encoding="utf-8").endswith(
+        "commit: e46f53b17dd4082edd2551a7b55a9db0325516ba\n")
+    bad = run_port(str(other), "--recipes", str(tree), "--force", "--upstream-commit", "HEAD")
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "vllm-recipes port: --upstream-commit: 'HEAD' is not 7 to 40 lower-case hex digits"]
+    out = run_port(str(other), "--recipes", str(tree), "--force")
+    text = written.read_text(encoding="utf-8")
+    assert out.returncode == 0 and "\nupstream:" not in text
+    assert "# TODO: upstream: no path or commit" in text

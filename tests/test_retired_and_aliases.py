@@ -1,0 +1,166 @@
+"""Retired recipes (`retired:`) and model id aliases (`aliases:`): one rule, on every surface.
+
+A retired recipe keeps its page, which says why there is no command; its JSON says `retired`
+with the reason; `--list` leaves it out; the CLI exits 2 with that reason. An alias (a renamed
+model's old id) answers on the CLI, the page and the JSON with a notice naming the new id.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builder import SelectionError, build
+from tests.recipes_data import (
+    RECIPES,
+    ROOT,
+    builder_catalog,
+    builder_recipe,
+    catalog,
+    small_tree,
+)
+from tests.sitebuild import build as build_site
+
+RETIRED = "pfnet/plamo-2-translate"
+
+
+def cli(*args: str, recipes: Path = RECIPES) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args, "--recipes", str(recipes)],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def with_alias(hf_id: str, alias: str) -> str:
+    return (RECIPES / "models" / f"{hf_id}.yaml").read_text() + f"aliases: [{alias}]\n"
+
+
+def test_the_builder_refuses_a_retired_recipe_with_its_reason() -> None:
+    recipe = builder_recipe(RETIRED)
+    with pytest.raises(SelectionError) as error:
+        build(builder_catalog(), recipe, {})
+    assert error.value.key == "hf_id"
+    assert "retired" in error.value.reason
+    assert recipe["retired"]["reason"] in error.value.reason
+
+
+def test_the_cli_exits_2_with_the_reason_and_list_leaves_it_out() -> None:
+    run = cli(RETIRED)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1
+    assert "is retired: vLLM 0.27 removed support" in run.stderr
+    listed = cli("--list")
+    assert listed.returncode == 0
+    ids = [line.split("\t")[0] for line in listed.stdout.splitlines()]
+    assert RETIRED not in ids
+    assert "pfnet/plamo-3-nict-31b-base" in ids  # the other recipe of its provider stays
+    rows = json.loads(cli("--list", "--json").stdout)
+    assert RETIRED not in {row["hf_id"] for row in rows}
+
+
+def test_every_retired_recipe_gives_a_reason() -> None:
+    retired = [h for h, r in catalog().recipes.items() if r.retired is not None]
+    assert RETIRED in retired
+    for hf_id in retired:
+        assert catalog().recipes[hf_id].retired.reason.strip(), hf_id
+
+
+def test_an_alias_answers_with_a_notice_that_names_the_new_id(tmp_path: Path) -> None:
+    tree = small_tree(tmp_path, {"Qwen/Qwen3-8B": with_alias("Qwen/Qwen3-8B", "Old/Qwen-8B")})
+    new = cli("Qwen/Qwen3-8B", "hardware=h100", recipes=tree)
+    old = cli("Old/Qwen-8B", "hardware=h100", recipes=tree)
+    assert new.returncode == old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout
+    assert new.stderr == ""
+    assert old.stderr == ("vllm-recipes: notice: Old/Qwen-8B is now Qwen/Qwen3-8B; showing "
+                          "Qwen/Qwen3-8B\n")
+    as_json = json.loads(cli("Old/Qwen-8B", "--json", recipes=tree).stdout)
+    assert as_json["hf_id"] == "Qwen/Qwen3-8B"
+
+
+def test_an_alias_that_names_another_model_fails_check(tmp_path: Path) -> None:
+    tree = small_tree(tmp_path, {
+        "Qwen/Qwen3-8B": with_alias("Qwen/Qwen3-8B", "Qwen/Qwen3-4B"),
+        "Qwen/Qwen3-4B": (RECIPES / "models/Qwen/Qwen3-4B.yaml").read_text(),
+    })
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "check", str(tree)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    lines = (tree / "models/Qwen/Qwen3-8B.yaml").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if text.startswith("aliases:"))
+    assert (f"recipes/models/Qwen/Qwen3-8B.yaml:{line}: aliases[0]: 'Qwen/Qwen3-4B' is already "
+            "used by Qwen/Qwen3-4B") in run.stdout
+
+
+def test_a_model_id_in_the_wrong_case_gets_a_suggestion() -> None:
+    run = cli("qwen/qwen3-8b")
+    assert run.returncode == 2
+    assert run.stderr == ("vllm-recipes: hf_id: unknown model 'qwen/qwen3-8b'; did you mean "
+                          "Qwen/Qwen3-8B?\n")
+
+
+@pytest.mark.site
+def test_the_site_keeps_a_retired_page_and_answers_at_an_alias(tmp_path: Path) -> None:
+    tree = small_tree(tmp_path, {
+        RETIRED: (RECIPES / "models" / f"{RETIRED}.yaml").read_text(),
+        "Qwen/Qwen3-8B": with_alias("Qwen/Qwen3-8B", "Old/Qwen-8B"),
+    })
+    site = tmp_path / "site"
+    run = build_site(site, RECIPES_DIR=str(tree))
+    assert run.returncode == 0, run.stderr
+    page = (site / RETIRED / "index.html").read_text()
+    assert "this model is retired" in page
+    assert "vLLM 0.27 removed support for the PLaMo 2 architecture" in page
+    assert "vllm serve" not in page and 'id="rb-mount"' not in page
+    document = json.loads((site / f"{RETIRED}.json").read_text())
+    assert document["retired"]["reason"].startswith("vLLM 0.27 removed support")
+    assert "recommended_command" not in document
+    assert not (site / RETIRED / "hw").exists()
+    models = json.loads((site / "models.json").read_text())
+    assert RETIRED not in {row["hf_id"] for row in models}
+    home = (site / "index.html").read_text()
+    assert "plamo-2-translate" not in home and "Qwen3-8B" in home
+    alias = (site / "Old/Qwen-8B/index.html").read_text()
+    assert "<code>Old/Qwen-8B</code> is now <code>Qwen/Qwen3-8B</code>" in alias
+    assert 'id="rb-mount"' in alias and "vllm serve Qwen/Qwen3-8B" in alias
+    assert json.loads((site / "Old/Qwen-8B.json").read_text())["alias_of"] == "Qwen/Qwen3-8B"
+
+
+V4 = "deepseek-ai/DeepSeek-V4-Flash"
+
+
+def test_an_earlier_variant_id_works_on_the_cli_and_names_the_new_id() -> None:
+    old = cli(V4, "variant=dspark")
+    new = cli(V4, "variant=preview_dspark")
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert old.stdout == new.stdout
+    assert "vllm serve deepseek-ai/DeepSeek-V4-Flash-DSpark" in old.stdout
+    assert old.stderr == ("vllm-recipes: notice: variant=dspark is now variant=preview_dspark; "
+                          "showing variant=preview_dspark\n")
+    assert new.stderr == ""
+
+
+def test_an_earlier_variant_id_on_the_page_is_read_as_the_new_one_with_a_notice() -> None:
+    from builder.view import page_state
+
+    state = page_state(builder_catalog(), builder_recipe(V4), [["variant", "dspark"]])
+    assert state["explicit"] == {"variant": "preview_dspark"}
+    assert state["notice"] == "variant=dspark is now variant=preview_dspark; showing " \
+                              "variant=preview_dspark"
+    assert state["result"]["selection"]["variant"] == "preview_dspark"
+    assert build(builder_catalog(), builder_recipe(V4), {"variant": "dspark"}) == \
+        build(builder_catalog(), builder_recipe(V4), {"variant": "preview_dspark"})
+
+
+def test_a_variant_alias_may_not_be_another_variant_id(tmp_path: Path) -> None:
+    text = (RECIPES / f"models/{V4}.yaml").read_text().replace(
+        "    aliases: [dspark]", "    aliases: [fp8]")
+    tree = small_tree(tmp_path, {V4: text})
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "check", str(tree)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    assert "variants.preview_dspark.aliases: 'fp8' is already the id of variant 'fp8'" in (
+        run.stdout)

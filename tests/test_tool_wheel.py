@@ -1,0 +1,162 @@
+"""Issue 27.1: the installable tool. The wheel is built from the checkout's files (copied to a
+temporary directory, so the checkout stays clean), installed without dependencies into a fresh
+virtual environment outside the checkout, and run from a temporary directory: it answers
+`--list`, a query, `--json`, `--explain`, `--format` and `diff` exactly as the checkout does,
+from the catalogue its wheel carries, with the standard library alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.deploy_checks import compose_problems, config_argv, kubernetes_problems
+from tests.recipes_data import ROOT, catalog
+
+QWEN = "Qwen/Qwen3-8B"
+V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    python: Path
+    tool: Path
+    cwd: Path
+
+
+def _sources(dest: Path) -> None:
+    """The files a fresh clone has (tracked, and new files not ignored)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+        capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    base = tmp_path_factory.mktemp("tool")
+    source, dist, venv, cwd = base / "src", base / "dist", base / "venv", base / "cwd"
+    for path in (source, dist, cwd):
+        path.mkdir()
+    _sources(source)
+    # The build validates recipes/ with the loader: the checkout's environment has what
+    # pyproject.toml's build-system asks for (setuptools, pydantic, PyYAML).
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "-q", "-w", str(dist), str(source)],
+                   check=True, capture_output=True, cwd=base)
+    (wheel,) = dist.glob("vllm_recipes-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                    "--no-deps", "--disable-pip-version-check", "-q", str(wheel)],
+                   check=True, capture_output=True)
+    return Installed(wheel, python, venv / "bin" / "vllm-recipes", cwd)
+
+
+def tool(installed: Installed, *args: str, stdin: str | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    return subprocess.run([str(installed.tool), *args], cwd=installed.cwd, env=env, input=stdin,
+                          capture_output=True, text=True, check=False)
+
+
+def checkout(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+
+
+def test_the_wheel_carries_the_catalogue_and_needs_nothing(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = wheel.namelist()
+        metadata = wheel.read(next(n for n in names if n.endswith("METADATA"))).decode()
+        packaged = json.loads(wheel.read("vllm_recipes/catalogue.json"))
+    assert not any(name.startswith("recipes/") for name in names)
+    assert [line for line in metadata.splitlines()
+            if line.startswith("Requires-Dist:") and "extra ==" not in line] == []
+    assert set(packaged["recipes"]) == set(catalog().recipes)
+    # Heavy packages are not there, and nothing asks for them.
+    for module in ("yaml", "pydantic", "mkdocs"):
+        probe = subprocess.run([str(installed.python), "-c", f"import {module}"],
+                               capture_output=True, check=False)
+        assert probe.returncode != 0, module
+
+
+@pytest.mark.parametrize("args", [
+    ("--list",),
+    ("--list", "--json"),
+    (QWEN, "hardware=h100"),
+    (V41, "hardware=mi355x", "--json"),
+    (V41, "hardware=mi355x", "--explain"),
+    ("nvidia/DeepSeek-V4-Flash-NVFP4", "hardware=gb200"),
+    ("diff", V41, "hardware=h200", "--command", f"vllm serve {V41} --tensor-parallel-size 8"),
+    (V41, "--dynamo"),
+    (QWEN, "hardware=h100", "--format", "vllm-config"),
+], ids=lambda a: " ".join(a))
+def test_the_installed_tool_answers_as_the_checkout(installed: Installed,
+                                                    args: tuple[str, ...]) -> None:
+    got, want = tool(installed, *args), checkout(*args)
+    assert got.returncode == want.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+    assert got.stderr == want.stderr
+
+
+def test_the_acceptance_files_validate(installed: Installed) -> None:
+    """`vllm-recipes Qwen/Qwen3-8B hardware=h100 --format k8s|compose|vllm-config` from the
+    installed tool: the manifests pass kubernetes-validate, the service the Compose schema,
+    and the config file gives back the command's options under vLLM's config rules."""
+    k8s = tool(installed, QWEN, "hardware=h100", "--format", "k8s")
+    assert k8s.returncode == 0 and kubernetes_problems(k8s.stdout) == []
+    compose = tool(installed, QWEN, "hardware=h100", "--format", "compose")
+    assert compose.returncode == 0 and compose_problems(compose.stdout) == []
+    config = tool(installed, QWEN, "hardware=h100", "--format", "vllm-config")
+    serve = json.loads(tool(installed, QWEN, "hardware=h100", "--json").stdout)["commands"][0]
+    assert config_argv(config.stdout) == ["--model", QWEN, *serve["argv"][3:]]
+
+
+def test_version_and_refusals(installed: Installed) -> None:
+    from vllm_recipes.catalogue import from_loader
+
+    date = from_loader(catalog()).date()
+    out = tool(installed, "--version")
+    assert out.returncode == 0
+    assert out.stdout == f"vllm-recipes 0.1.0 (catalogue {date}, {len(catalog().recipes)} " \
+                         "recipes)\n"
+    assert out.stdout == checkout("--version").stdout
+    unknown = tool(installed, "nobody/Nothing")
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr == ("vllm-recipes: hf_id: unknown model 'nobody/Nothing'; see "
+                              "vllm-recipes --list\n")
+    check = tool(installed, "check", str(ROOT / "recipes"))
+    assert check.returncode == 2
+    assert check.stderr == ("vllm-recipes: vllm-recipes check reads YAML recipes and needs "
+                            "pydantic, which the installed tool does without; run it in a "
+                            "checkout (make install)\n")
+
+
+def test_the_docs_start_with_the_install_line_and_show_each_command() -> None:
+    from site_plugins.recipes.machine import llms_index
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The command line\n", 1)[1]
+    assert section.lstrip().startswith("```bash\npipx install .")
+    api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    for example in ("pipx install .", "vllm-recipes --version", "vllm-recipes --list",
+                    "vllm-recipes Qwen/Qwen3-8B --detect", "vllm-recipes run Qwen/Qwen3-8B",
+                    "vllm-recipes verify http://", "--format vllm-config", "--format compose",
+                    "--format k8s", "vllm-recipes diff ", "--explain", "--json", "--dynamo"):
+        assert example in api, example
+    index = llms_index([], "https://example.org/")
+    assert "`vllm-recipes` tool (`pipx install .`" in index
+    assert "--format vllm-config|compose|k8s" in index

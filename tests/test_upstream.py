@@ -1,0 +1,175 @@
+"""`vllm-recipes upstream`: on fixture public trees made here (two commits of a tiny git
+repository), it reports a new public model, a removed one and a changed one, with a
+field-level summary; exit 0 when nothing is new, 1 when something is, 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.recipes_data import RECIPES, ROOT, small_tree
+from vllm_recipes.upstream import field_changes
+
+PUBLIC_QWEN = {
+    "meta": {"title": "Qwen3-8B", "provider": "Qwen"},
+    "model": {"model_id": "Qwen/Qwen3-8B", "base_args": []},
+    "features": {"reasoning": {"args": ["--reasoning-parser", "qwen3"]}},
+    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20}},
+    "compatible_strategies": ["single_node_tp"],
+}
+PUBLIC_GEMMA = {
+    "meta": {"title": "Gemma 4 E2B", "provider": "Google"},
+    "model": {"model_id": "google/gemma-4-E2B-it"},
+    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 12}},
+}
+PUBLIC_NEW = {"meta": {"title": "New"}, "model": {"model_id": "newco/New-1B"}}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def write(repo: Path, path: str, data: object) -> None:
+    target = repo / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def commit(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm",
+        message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def public(tmp_path: Path) -> tuple[Path, str]:
+    """A public repo whose first commit has two models; the recipe tree's two recipes were
+    ported from it at that commit."""
+    repo = tmp_path / "public"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, "models/Qwen/Qwen3-8B.yaml", PUBLIC_QWEN)
+    write(repo, "models/Google/gemma-4-E2B-it.yaml", PUBLIC_GEMMA)
+    return repo, commit(repo, "first")
+
+
+def ported_tree(tmp_path: Path, first: str) -> Path:
+    models = {}
+    for hf_id, public_path in (("Qwen/Qwen3-8B", "models/Qwen/Qwen3-8B.yaml"),
+                               ("google/gemma-4-E2B-it", "models/Google/gemma-4-E2B-it.yaml")):
+        text = (RECIPES / "models" / f"{hf_id}.yaml").read_text()
+        text = text[:text.index("upstream:")]
+        models[hf_id] = text + f"upstream:\n  path: {public_path}\n  commit: {first}\n"
+    return small_tree(tmp_path, models)
+
+
+def upstream(checkout: Path, tree: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vllm_recipes", "upstream", str(checkout), "--recipes", str(tree),
+         *extra], cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_nothing_new_at_the_ported_commit(tmp_path: Path, public: tuple[Path, str]) -> None:
+    repo, first = public
+    run = upstream(repo, ported_tree(tmp_path, first))
+    assert run.returncode == 0, run.stderr
+    assert "new public models: 0\nremoved upstream: 0\nchanged upstream since the port: 0" in (
+        run.stdout)
+
+
+def test_a_new_a_removed_and_a_changed_model(tmp_path: Path, public: tuple[Path, str]) -> None:
+    repo, first = public
+    tree = ported_tree(tmp_path, first)
+    changed = {**PUBLIC_QWEN,
+               "model": {"model_id": "Qwen/Qwen3-8B", "base_args": ["--max-model-len", "32768"]},
+               "variants": {**PUBLIC_QWEN["variants"],
+                            "fp8": {"precision": "fp8", "vram_minimum_gb": 10}},
+               "compatible_strategies": ["single_node_tp", "multi_node_tp"]}
+    write(repo, "models/Qwen/Qwen3-8B.yaml", changed)
+    (repo / "models/Google/gemma-4-E2B-it.yaml").unlink()
+    write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
+    commit(repo, "second")
+    run = upstream(repo, tree)
+    assert run.returncode == 1, run.stderr
+    out = run.stdout
+    assert "new public models: 1\n  newco/New-1B  (models/newco/New-1B.yaml)\n" in out
+    assert ("removed upstream: 1\n  google/gemma-4-E2B-it  (models/Google/gemma-4-E2B-it.yaml)\n"
+            in out)
+    assert "  Qwen/Qwen3-8B  (models/Qwen/Qwen3-8B.yaml, 1 commit)\n" in out
+    assert "    args: added to model.base_args: --max-model-len 32768\n" in out
+    assert "    variants: added variants.fp8.precision: fp8\n" in out
+    assert "    strategies: added to compatible_strategies: multi_node_tp\n" in out
+    report = json.loads(upstream(repo, tree, "--json").stdout)
+    assert [row["model_id"] for row in report["new"]] == ["newco/New-1B"]
+    assert [row["hf_id"] for row in report["removed"]] == ["google/gemma-4-E2B-it"]
+    assert [c["hf_id"] for c in report["changed"]] == ["Qwen/Qwen3-8B"]
+    assert report["changed"][0]["changes"]["variants"] == [
+        "added variants.fp8.precision: fp8", "added variants.fp8.vram_minimum_gb: 10"]
+
+
+def test_a_public_model_we_serve_under_another_path_is_not_new(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """A public file whose model id is one of ours (any case) is not a new model."""
+    repo, first = public
+    tree = ported_tree(tmp_path, first)
+    write(repo, "models/qwen-mirror/Qwen3-8B.yaml", {"model": {"model_id": "qwen/qwen3-8b"}})
+    commit(repo, "a copy")
+    run = upstream(repo, tree)
+    assert run.returncode == 0, run.stdout
+    assert "new public models: 0" in run.stdout
+
+
+def test_a_recorded_commit_the_checkout_lacks_is_not_compared(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    repo, _ = public
+    tree = ported_tree(tmp_path, "f" * 40)
+    run = upstream(repo, tree)
+    assert run.returncode == 0
+    assert ("not compared: 2\n  google/gemma-4-E2B-it: the checkout lacks the recorded commit\n"
+            "  Qwen/Qwen3-8B: the checkout lacks the recorded commit\n") in run.stdout
+
+
+def test_a_plain_tree_reports_new_and_removed_only(tmp_path: Path,
+                                                   public: tuple[Path, str]) -> None:
+    repo, first = public
+    plain = tmp_path / "plain"
+    (plain / "models/Qwen").mkdir(parents=True)
+    (plain / "models/Qwen/Qwen3-8B.yaml").write_text((repo / "models/Qwen/Qwen3-8B.yaml")
+                                                     .read_text())
+    run = upstream(plain, ported_tree(tmp_path, first))
+    assert run.returncode == 1
+    assert "(not a git tree)" in run.stdout
+    assert "removed upstream: 1\n  google/gemma-4-E2B-it" in run.stdout
+    assert "  Qwen/Qwen3-8B: not a git tree: changes unknown" in run.stdout
+
+
+@pytest.mark.parametrize("args", [["/nonexistent"], [], ["a", "b"], ["--bogus", "x"]])
+def test_bad_input_exits_2_with_one_line(args: list[str], tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "upstream", *args], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert "Traceback" not in run.stderr
+    if args == ["/nonexistent"]:
+        assert run.stderr == ("vllm-recipes upstream: /nonexistent: not a checkout of the "
+                              "public catalogue (no models/)\n")
+
+
+def test_field_changes_by_category() -> None:
+    old = {"model": {"base_env": {"A": "1"}}, "meta": {"hardware": {"h200": "verified"}},
+           "variants": {"default": {"vram_minimum_gb": 20}}}
+    new = {"model": {"base_env": {"A": "2"}}, "meta": {"hardware": {"h200": "verified",
+                                                                    "b200": "verified"}},
+           "variants": {"default": {"vram_minimum_gb": 24}}}
+    assert field_changes(old, new) == {
+        "env": ["changed model.base_env.A: 1 → 2"],
+        "hardware": ["added meta.hardware.b200: verified"],
+        "variants": ["changed variants.default.vram_minimum_gb: 20 → 24"],
+    }

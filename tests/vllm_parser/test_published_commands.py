@@ -1,0 +1,252 @@
+"""Every `vllm serve` command the site publishes goes through vLLM's own parser (vLLM-Omni's for
+`--omni` commands), and our flag lists are what those parsers say.
+
+The commands are every rendering of the render matrix (`tests/test_render_matrix.py`: every
+variant × hardware × strategy × task, with default features, every feature on and every mode)
+and every argv of every JSON endpoint (the renderings of `site_plugins/recipes/renderings.py`
+whose results `api.py` writes, the functions the build calls). Each is checked in the form a
+user runs it: `argv` where the pip install lays out its files, the Docker form (`vllm serve` +
+what follows the image) where the image and its mounts do. `check_argv.py` runs in the parser
+environments that `make parser-envs` installs (`requirements-parser*.lock`); without them these
+tests fail (the fast suite deselects the `vllm_parser` marker; `make test` never does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builder import SelectionError, resolve
+from builder.api import Builder
+from builder.files import CONTAINER_DIR, PATH_OPTIONS
+from builder.vllm_release import VLLM_VERSION
+from site_plugins.recipes.renderings import render_recipe
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid, hf_ids
+from tests.test_render_matrix import _feature_queries, _task_queries
+from vllm_recipes.flag_types import read_types, with_types, without_types
+from vllm_recipes.vllm_flags import FLAGS_FILE, OMNI_FLAGS_FILE
+
+pytestmark = pytest.mark.vllm_parser
+
+CHECKER = Path(__file__).with_name("check_argv.py")
+OMNI_VERSION = "0.30.0"
+PYTHONS = {
+    "vllm": os.environ.get("VLLM_PARSER_PYTHON")
+    or str(ROOT / ".parser-venv" / f"vllm-{VLLM_VERSION}" / "bin" / "python"),
+    "omni": os.environ.get("VLLM_OMNI_PARSER_PYTHON")
+    or str(ROOT / ".parser-venv" / f"vllm-omni-{OMNI_VERSION}" / "bin" / "python"),
+}
+BATCH = 400
+
+
+class Parser:
+    """One check_argv.py process in a parser environment, fed batches line by line."""
+
+    def __init__(self, kind: str) -> None:
+        python = PYTHONS[kind]
+        if not Path(python).is_file():
+            pytest.fail(f"no parser environment at {python}: run `make parser-envs` (make test "
+                        "does); these tests never skip")
+        self.kind = kind
+        self.process = subprocess.Popen(
+            [python, "-W", "ignore", str(CHECKER), *(["--omni"] if kind == "omni" else [])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, cwd=ROOT)
+        assert json.loads(self._read()) == {"ready": True}
+
+    def _read(self) -> str:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            pytest.fail(f"the {self.kind} parser process ended (exit {self.process.poll()})")
+        return line
+
+    def ask(self, request: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self._read())
+
+    def check(self, commands: list[dict[str, Any]]) -> list[str | None]:
+        errors: list[str | None] = []
+        for start in range(0, len(commands), BATCH):
+            answers = self.ask({"path_flags": list(PATH_OPTIONS),
+                                "commands": commands[start:start + BATCH]})
+            errors += [answer["error"] for answer in answers]
+        return errors
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+
+
+_parsers: dict[str, Parser] = {}
+
+
+@pytest.fixture(scope="module")
+def parser() -> Iterator[Any]:
+    def get(kind: str) -> Parser:
+        if kind not in _parsers:
+            _parsers[kind] = Parser(kind)
+        return _parsers[kind]
+
+    yield get
+    for started in _parsers.values():
+        started.close()
+    _parsers.clear()
+
+
+# --- what the site publishes ------------------------------------------------------------------
+
+
+def _container_argv(result: dict[str, Any], command: dict[str, Any]) -> list[str] | None:
+    """`vllm serve` + what the Docker form runs after its image."""
+    docker = command.get("docker_argv")
+    if not docker:
+        return None
+    rest = docker[docker.index(result["docker_image"]) + 1:]
+    if rest[:2] == ["vllm", "serve"]:
+        rest = rest[2:]
+    return ["vllm", "serve", *rest]
+
+
+def _files(recipe: dict[str, Any], choice: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Paths an install method leaves where the command runs, with what a plugin registers."""
+    own = recipe.get("files", {})
+    paths = [*choice.get("provides", []),
+             *(p for step in choice.get("dependencies", []) for p in step.get("provides", []))]
+    return {path: dict(own.get(path.removeprefix(CONTAINER_DIR + "/"), {}).get("registers", {}))
+            for path in paths}
+
+
+def forms(recipe: dict[str, Any], result: dict[str, Any]) -> Iterator[tuple[str, list[str],
+                                                                            dict[str, Any]]]:
+    """(install method, argv, files) of every `vllm serve` command of a result, as run."""
+    install = result["install"]
+    for command in result["commands"]:
+        if command["argv"][:2] != ["vllm", "serve"]:
+            continue
+        host = "pip" if install["pip"]["available"] else "docker"
+        yield host, command["argv"], _files(recipe, install[host])
+        container = _container_argv(result, command)
+        if container is not None and install["docker"]["available"]:
+            yield "docker", container, _files(recipe, install["docker"])
+
+
+def render_matrix(hf_id: str) -> Iterator[tuple[dict[str, str], dict[str, Any]]]:
+    """(query, result) of every rendering tests/test_render_matrix.py renders."""
+    data, recipe = builder_catalog(), builder_recipe(hf_id)
+    builder = Builder(data, recipe)
+    for _, variant, hardware, strategy in (g for g in grid() if g[0] == hf_id):
+        for task in _task_queries(recipe):
+            base = {"variant": variant, "hardware": hardware, "strategy": strategy, **task}
+            try:
+                resolve(data, recipe, base)
+            except SelectionError:
+                continue
+            for features in _feature_queries(recipe):
+                query = {**base, **features}
+                try:
+                    yield query, builder.build(query, unavailable=False)
+                except SelectionError:
+                    continue
+
+
+def endpoints(hf_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(site path, result) of every JSON file of the recipe that has a command: the
+    renderings `render_recipe` gives the build (`api.recipe_endpoints` writes each one's
+    result; a `same_as` file points at a rendering that is here)."""
+    renderings = render_recipe(builder_catalog(), builder_recipe(hf_id))
+    for tree in renderings.trees.values():
+        for rendering in tree:
+            if rendering.same_as is None:
+                yield rendering.uri, rendering.result
+
+
+@cache
+def published(hf_id: str) -> dict[tuple[str, tuple[str, ...], str], dict[str, Any]]:
+    """Every distinct command (parser, argv, files) with the first place it is published."""
+    recipe = builder_recipe(hf_id)
+    found: dict[tuple[str, tuple[str, ...], str], dict[str, Any]] = {}
+    sources = [*((f"selection {q}", r) for q, r in render_matrix(hf_id)),
+               *((f"/{uri}", r) for uri, r in endpoints(hf_id))]
+    for where, result in sources:
+        for method, argv, files in forms(recipe, result):
+            kind = "omni" if "--omni" in argv else "vllm"
+            key = (kind, tuple(argv), json.dumps(files, sort_keys=True))
+            found.setdefault(key, {"where": where, "method": method, "argv": argv,
+                                   "files": files})
+    return found
+
+
+def _recipe_file(hf_id: str) -> str:
+    return f"recipes/models/{hf_id}.yaml"
+
+
+@pytest.mark.parametrize("hf_id", hf_ids())
+def test_every_published_command_passes_vllms_own_parser(hf_id: str, parser: Any) -> None:
+    commands = published(hf_id)
+    assert commands, f"{hf_id}: no vllm serve command found"
+    refused = []
+    for kind in ("vllm", "omni"):
+        mine = [entry for key, entry in commands.items() if key[0] == kind]
+        if not mine:
+            continue
+        errors = parser(kind).check([{"argv": e["argv"], "files": e["files"]} for e in mine])
+        name = f"vLLM {VLLM_VERSION}" if kind == "vllm" else f"vLLM-Omni {OMNI_VERSION}"
+        refused += [f"{_recipe_file(hf_id)}: {e['where']} ({e['method']}): {name} says: "
+                    f"{error}\n    {' '.join(e['argv'])}"
+                    for e, error in zip(mine, errors, strict=True) if error]
+    assert not refused, f"{len(refused)} refused:\n" + "\n".join(refused[:15])
+
+
+def test_the_parser_refuses_what_vllm_refuses(parser: Any) -> None:
+    """The checker is not a rubber stamp: a misspelt flag, a bad choice, an unknown JSON key,
+    a missing file and an unregistered parser are each refused, with vLLM's words."""
+    model = ["vllm", "serve", "test-org/m"]
+    cases = {
+        "unrecognized arguments": [*model, "--tensor-parallel", "2"],
+        "invalid choice": [*model, "--all2all-backend", "nope"],
+        "not fields of SpeculativeConfig": [*model, "--speculative-config", '{"methd": "mtp"}'],
+        "appears path-like, but doesn't exist": [*model, "--chat-template", "examples/x.jinja"],
+        "invalid tool call parser": [*model, "--enable-auto-tool-choice",
+                                     "--tool-call-parser", "nano_v3"],
+        "invalid reasoning parser": [*model, "--reasoning-parser", "nano_v3"],
+    }
+    errors = parser("vllm").check([{"argv": argv} for argv in cases.values()])
+    for expected, error in zip(cases, errors, strict=True):
+        assert error is not None and expected in error, (expected, error)
+    plugin = {"p.py": {"reasoning_parser": ["nano_v3"]}}
+    ok = parser("vllm").check([
+        {"argv": [*model, "--reasoning-parser-plugin", "p.py", "--reasoning-parser", "nano_v3"],
+         "files": plugin},
+        {"argv": [*model, "--chat-template", "t.jinja"], "files": {"t.jinja": {}}},
+        {"argv": [*model, "--reasoning-parser", "nano_v3"]},  # the plugin is not loaded here
+    ])
+    assert ok[:2] == [None, None] and ok[2] is not None and "nano_v3" in ok[2]
+
+
+def test_the_flag_lists_are_what_the_parsers_say(parser: Any) -> None:
+    """`make flags` writes these files from the parsers (and adds each option's value type
+    from the same release's source, `vllm_recipes/flag_types.py`); a bump of either release
+    that changes an option shows here until the files are regenerated."""
+    committed = json.loads(FLAGS_FILE.read_text(encoding="utf-8"))
+    flags = parser("vllm").ask({"flags": True})
+    assert without_types(committed) == flags, f"{FLAGS_FILE.name} is stale: run `make flags`"
+    found = subprocess.run(
+        [PYTHONS["vllm"], "-c", "import importlib.util, os; "
+         "print(os.path.dirname(importlib.util.find_spec('vllm').origin))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert committed == with_types(flags, read_types(Path(found), flags)), (
+        f"{FLAGS_FILE.name}: the value types are stale: run `make flags`")
+    assert json.loads(OMNI_FLAGS_FILE.read_text(encoding="utf-8")) == parser("omni").ask(
+        {"flags": True}), f"{OMNI_FLAGS_FILE.name} is stale: run `make flags`"

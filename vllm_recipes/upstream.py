@@ -1,0 +1,334 @@
+"""`vllm-recipes upstream PUBLIC_CHECKOUT`: what changed in the public catalogue since each
+recipe was ported.
+
+A recipe ported from the public catalogue (github.com/vllm-project/recipes) records where from:
+`upstream: {path, commit}`. This reads a checkout of the public repository (its `models/` tree,
+and `git log` where the checkout is a git tree) and reports:
+
+- **new**: public model files no recipe came from, whose model id is not ours either (not a
+  recipe, a variant's model id or an alias);
+- **removed**: recipes whose public file is gone (a retired recipe is listed apart: handled);
+- **changed**: recipes whose public file has commits after the recorded one, with a field-level
+  summary of the file then and now (args, env, hardware, variants, strategies, other);
+- **unknown**: recipes whose recorded commit the checkout does not have (an older or shallow
+  checkout), and every recipe's change status when the checkout is not a git tree.
+
+Exit status: 0 when nothing is new, removed or changed; 1 when something is; 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cli import ArgumentParser
+from .errors import InvalidRecipe
+from .yaml_source import load_text
+
+__all__ = ["Changed", "Report", "field_changes", "main", "report"]
+
+EXIT_NEWS = 1
+EXIT_USAGE = 2
+MAX_FILE_BYTES = 1 << 20
+"""A public model file larger than this is not read (no real recipe comes near it)."""
+MAX_CHANGES = 12
+"""Field changes listed per recipe in the text output (then "and N more")."""
+VALUE_CHARS = 60
+CATEGORIES = ("args", "env", "hardware", "variants", "strategies", "other")
+
+
+@dataclass
+class Changed:
+    hf_id: str
+    path: str
+    commits: int
+    """Commits to the public file after the recorded one."""
+    changes: dict[str, list[str]] = field(default_factory=dict)
+    """Category → "added x" / "removed x" / "changed x: a → b" lines."""
+
+
+@dataclass
+class Report:
+    checkout: str
+    head: str | None
+    """The checkout's commit (None when it is not a git tree)."""
+    new: list[dict[str, str]] = field(default_factory=list)
+    removed: list[dict[str, str]] = field(default_factory=list)
+    retired_removed: list[dict[str, str]] = field(default_factory=list)
+    changed: list[Changed] = field(default_factory=list)
+    unknown: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def news(self) -> bool:
+        return bool(self.new or self.removed or self.changed)
+
+
+class UpstreamError(Exception):
+    """Bad input: the checkout or the recipe tree cannot be read (one line)."""
+
+
+# ---------------------------------------------------------------- reading the checkout
+
+
+def _git(checkout: Path, *args: str) -> str | None:
+    """`git -C checkout args` output, or None when git fails (not a tree, unknown commit)."""
+    try:
+        run = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True,
+                             text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return run.stdout if run.returncode == 0 else None
+
+
+def _commits_since(checkout: Path, commit: str) -> dict[str, int] | None:
+    """How many commits after `commit` touched each file of `models/` (one `git log`), or
+    None when the checkout does not have `commit`."""
+    if _git(checkout, "cat-file", "-e", f"{commit}^{{commit}}") is None:
+        return None
+    log = _git(checkout, "log", "--format=", "--name-only", f"{commit}..HEAD", "--", "models")
+    counts: dict[str, int] = {}
+    for line in (log or "").splitlines():
+        if line.strip():
+            counts[line.strip()] = counts.get(line.strip(), 0) + 1
+    return counts
+
+
+def _is_git_tree(checkout: Path) -> bool:
+    top = _git(checkout, "rev-parse", "--show-toplevel")
+    return top is not None and Path(top.strip()).resolve() == checkout.resolve()
+
+
+def _load(text: str | None) -> Any:
+    """A public file's data; None when it is not YAML, or not within the recipe loader's
+    bounds (size, nesting, aliases: `yaml_source`)."""
+    if text is None:
+        return None
+    try:
+        return load_text(text, "public file")
+    except InvalidRecipe:
+        return None
+
+
+def _public_text(path: Path) -> str | None:
+    """A public file's text (undecodable bytes replaced); None for anything but a regular
+    file of at most MAX_FILE_BYTES (a FIFO or a device is never read)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        return None
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace") if len(data) <= MAX_FILE_BYTES else None
+
+
+def _model_id(data: Any) -> str | None:
+    model = data.get("model") if isinstance(data, dict) else None
+    value = model.get("model_id") if isinstance(model, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def public_models(checkout: Path) -> dict[str, str | None]:
+    """`models/<org>/<repo>.yaml` path → its model id (None when the file does not say)."""
+    found: dict[str, str | None] = {}
+    for path in sorted((checkout / "models").glob("*/*.yaml")):
+        text = _public_text(path)
+        if text is None:
+            continue
+        found[path.relative_to(checkout).as_posix()] = _model_id(_load(text))
+    return found
+
+
+# ---------------------------------------------------------------- field-level summary
+
+
+def _flatten(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    else:
+        yield prefix, data
+
+
+def _category(path: str) -> str:
+    parts = path.split(".")
+    if parts[0] == "variants":
+        return "variants"
+    if any("strateg" in part for part in parts):
+        return "strategies"
+    if any(part.endswith("env") for part in parts):
+        return "env"
+    if any(part.endswith("args") for part in parts):
+        return "args"
+    if any("hardware" in part or part == "platforms" for part in parts):
+        return "hardware"
+    return "other"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…"
+
+
+def _token_changes(path: str, old: Any, new: Any) -> list[str] | None:
+    """An argument list's change as the tokens added and removed, or None if not one."""
+    if not (isinstance(old, list) and isinstance(new, list)):
+        return None
+    if not all(isinstance(t, str | int | float | bool) for t in [*old, *new]):
+        return None
+    before, after = [str(t) for t in old], [str(t) for t in new]
+    added = [t for t in after if t not in before]
+    gone = [t for t in before if t not in after]
+    lines = []
+    if added:
+        lines.append(f"added to {path}: {_short(' '.join(added))}")
+    if gone:
+        lines.append(f"removed from {path}: {_short(' '.join(gone))}")
+    return lines or [f"reordered {path}"]
+
+
+def field_changes(old: Any, new: Any) -> dict[str, list[str]]:
+    """What changed between two versions of a public model file, by category."""
+    before, after = dict(_flatten(old or {})), dict(_flatten(new or {}))
+    out: dict[str, list[str]] = {}
+    for path in [*before, *(p for p in after if p not in before)]:
+        if path not in after:
+            line = [f"removed {path}"]
+        elif path not in before:
+            line = [f"added {path}: {_short(after[path])}"]
+        elif before[path] != after[path]:
+            line = _token_changes(path, before[path], after[path]) or [
+                f"changed {path}: {_short(before[path])} → {_short(after[path])}"]
+        else:
+            continue
+        out.setdefault(_category(path), []).extend(line)
+    return {c: out[c] for c in CATEGORIES if c in out}
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _ours(recipes: Mapping[str, Any]) -> set[str]:
+    ids: set[str] = set()
+    for hf_id, recipe in recipes.items():
+        ids.add(hf_id.casefold())
+        ids.update(a.casefold() for a in recipe.aliases)
+        ids.update(v.model_id.casefold() for v in recipe.variants.values() if v.model_id)
+    return ids
+
+
+def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
+    """Compare `recipes` (hf_id → validated Recipe) with a public checkout."""
+    checkout = Path(checkout)
+    if not (checkout / "models").is_dir():
+        raise UpstreamError(f"{checkout}: not a checkout of the public catalogue (no models/)")
+    git = _is_git_tree(checkout)
+    head = (_git(checkout, "rev-parse", "HEAD") or "").strip() or None if git else None
+    public = public_models(checkout)
+    result = Report(str(checkout), head)
+    ported = {r.upstream.path: h for h, r in recipes.items() if r.upstream is not None}
+    ours = _ours(recipes)
+    for path, model_id in public.items():
+        if path in ported or (model_id or "").casefold() in ours:
+            continue
+        result.new.append({"path": path, "model_id": model_id or "?"})
+    known: dict[str, dict[str, int] | None] = {}
+    """Recorded commit → commits per public path after it (None: the checkout lacks it)."""
+    for path, hf_id in ported.items():
+        recipe = recipes[hf_id]
+        commit = recipe.upstream.commit
+        row = {"hf_id": hf_id, "path": path, "commit": commit}
+        if not git:
+            if path not in public:
+                (result.retired_removed if recipe.retired else result.removed).append(row)
+            else:
+                result.unknown.append({**row, "why": "not a git tree: changes unknown"})
+            continue
+        if commit not in known:
+            known[commit] = _commits_since(checkout, commit)
+        since = known[commit]
+        if since is None:
+            result.unknown.append({**row, "why": "the checkout lacks the recorded commit"})
+            continue
+        if path not in public:
+            (result.retired_removed if recipe.retired else result.removed).append(row)
+            continue
+        commits = since.get(path, 0)
+        if not commits:
+            continue
+        then = _git(checkout, "show", f"{commit}:{path}")
+        now = _public_text(checkout / path)
+        changes = field_changes(_load(then), _load(now))
+        result.changed.append(Changed(hf_id, path, commits, changes))
+    return result
+
+
+def render_text(result: Report) -> str:
+    at = f" at {result.head[:12]}" if result.head else " (not a git tree)"
+    lines = [f"public catalogue {result.checkout}{at}"]
+    lines.append(f"new public models: {len(result.new)}")
+    lines += [f"  {row['model_id']}  ({row['path']})" for row in result.new]
+    lines.append(f"removed upstream: {len(result.removed)}")
+    lines += [f"  {row['hf_id']}  ({row['path']})" for row in result.removed]
+    if result.retired_removed:
+        lines.append(f"removed upstream, retired here: {len(result.retired_removed)}")
+        lines += [f"  {row['hf_id']}" for row in result.retired_removed]
+    lines.append(f"changed upstream since the port: {len(result.changed)}")
+    for changed in result.changed:
+        plural = "s" if changed.commits != 1 else ""
+        lines.append(f"  {changed.hf_id}  ({changed.path}, {changed.commits} commit{plural})")
+        flat = [(c, line) for c, items in changed.changes.items() for line in items]
+        for category, line in flat[:MAX_CHANGES]:
+            lines.append(f"    {category}: {line}")
+        if len(flat) > MAX_CHANGES:
+            lines.append(f"    and {len(flat) - MAX_CHANGES} more")
+    if result.unknown:
+        lines.append(f"not compared: {len(result.unknown)}")
+        lines += [f"  {row['hf_id']}: {row['why']}" for row in result.unknown[:MAX_CHANGES]]
+        if len(result.unknown) > MAX_CHANGES:
+            lines.append(f"  and {len(result.unknown) - MAX_CHANGES} more")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str], recipes_dir: Path) -> int:
+    parser = ArgumentParser(
+        prog="vllm-recipes upstream",
+        description="Report what changed in the public catalogue since each recipe was "
+        "ported: new public models, removed ones, changed ones with a field-level summary. "
+        "Exit 0: nothing new; 1: something is; 2: bad input.")
+    parser.add_argument("checkout", type=Path,
+                        help="a checkout of github.com/vllm-project/recipes")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--recipes", type=Path, default=recipes_dir, help=argparse.SUPPRESS)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_USAGE if exit_.code else 0
+    from .loader import load_catalog
+
+    try:
+        if not (args.checkout / "models").is_dir():  # before the tree's load (seconds)
+            raise UpstreamError(f"{args.checkout}: not a checkout of the public catalogue "
+                                "(no models/)")
+        catalog = load_catalog(args.recipes)
+        result = report(args.checkout, catalog.recipes)
+    except (UpstreamError, InvalidRecipe, OSError) as error:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"vllm-recipes upstream: {first}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(asdict(result), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(render_text(result))
+    return EXIT_NEWS if result.news else 0
