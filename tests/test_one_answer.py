@@ -175,6 +175,8 @@ def test_sitemap_lists_pages_twins_and_llms_files(built_site: BuiltSite) -> None
     for model_id, hf_id, _ in every_id():
         assert f"http://127.0.0.1:8000/{model_id}.md" in urls
         assert f"http://127.0.0.1:8000/{hf_id}/" in urls
+        # a variant page's own URL too: instant navigation reaches only what the sitemap lists
+        assert f"http://127.0.0.1:8000/{model_id}/" in urls
 
 
 BAD_VARIANTS = ("bogus", "constructor", "default\x00")

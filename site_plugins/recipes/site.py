@@ -395,8 +395,13 @@ class RecipesSite:
                                       dest_uri=f"{twin.model_id}.md"))
         text("llms.txt", machine.llms_index(twins, self.site_url))
         text("llms-full.txt", machine.llms_full(twins))
+        # A variant page names its recipe's page as canonical, the URL mkdocs' sitemap lists
+        # for it: its own URL joins too, or the theme's instant navigation (it follows only
+        # links to URLs the sitemap lists) would reload the whole page to reach it.
+        variant_urls = [f"{self.site_url}{uri.removesuffix('.md')}/"
+                        for uri, page in self.pages.items() if page.canonical]
         self.twin_urls = [f"{self.site_url}{t.model_id}.md" for t in twins] + [
-            f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt"]
+            f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt", *variant_urls]
         for uri, content in api.global_endpoints(
             self.catalog, models, by_strategy, by_hardware, self.base
         ):

@@ -298,6 +298,6 @@ def test_python_loads_once_per_tab(warm_tab: WarmTab) -> None:
     """Every page of the warm tab came by instant navigation: one load, one worker, one wasm."""
     warm_tab.open(KIMI)
     warm_tab.open(V4)
-    assert warm_tab.loads == 1
+    assert len(warm_tab.loads) == 1, warm_tab.loads
     assert len([url for url in warm_tab.workers if url.endswith("/builder-worker.js")]) == 1
     assert len(warm_tab.wasm) == 1

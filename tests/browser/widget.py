@@ -161,10 +161,10 @@ class WarmTab:
         self.page = page
         self.workers: list[str] = []
         self.wasm: list[str] = []
-        self.loads = 0
+        self.loads: list[str] = []  # the URL of each full page load
         page.on("worker", lambda worker: self.workers.append(worker.url))
         page.on("request", lambda r: self.wasm.append(r.url) if r.url.endswith(".wasm") else None)
-        page.on("load", lambda _: setattr(self, "loads", self.loads + 1))
+        page.on("load", lambda loaded: self.loads.append(loaded.url))
 
     def open(self, hf_id: str, query: str = "") -> Page:
         page = self.page
