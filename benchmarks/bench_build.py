@@ -195,7 +195,7 @@ def _median_ms(call: Callable[[], object], runs: int = 300) -> float:
 
 def bench_builder() -> Iterator[Figure]:
     from builder import build
-    from builder.api import Builder
+    from builder.commands.build import Builder
     from vllm_recipes.loader import load_catalog
 
     catalog = load_catalog(RECIPES)

@@ -5,8 +5,8 @@ tests) and in the browser under Pyodide. Recipe and catalog data arrive as plain
 as the site's JSON endpoints publish them.
 """
 
-from .api import build, render
+from .commands.build import build, render
+from .commands.selection import choices, parse_query, resolve, unavailable
 from .errors import SelectionError
-from .selection import choices, parse_query, resolve, unavailable
 
 __all__ = ["SelectionError", "build", "choices", "parse_query", "render", "resolve", "unavailable"]

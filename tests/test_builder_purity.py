@@ -20,7 +20,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_builder_imports_only_the_standard_library() -> None:
-    files = list(BUILDER.glob("*.py"))
+    files = list(BUILDER.rglob("*.py"))
     assert len(files) >= 5
     offenders = {
         p.name: sorted(_imports(p) - set(sys.stdlib_module_names) - {"__future__"})
@@ -32,7 +32,7 @@ def test_builder_imports_only_the_standard_library() -> None:
 def test_builder_core_does_no_io() -> None:
     forbidden = {"open", "print", "input", "exec", "eval"}
     risky_modules = {"os", "sys", "pathlib", "subprocess", "socket", "urllib", "io", "shutil"}
-    for path in BUILDER.glob("*.py"):
+    for path in BUILDER.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert not (_imports(path) & risky_modules), path.name
         calls = {

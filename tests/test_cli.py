@@ -191,7 +191,7 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
     """Issue 10.5: DeepSeek-V4-Flash's default has DSpark speculative decoding on; the FP8
     (Preview) checkpoint cannot run it, so picking it turns it off, with a note on the page
     and in --json. Asking for it off, or staying on the default, gives no such note."""
-    from builder.view import page_state
+    from builder.views.widget import page_state
     from tests.recipes_data import builder_catalog, builder_recipe
 
     out = run("deepseek-ai/DeepSeek-V4-Flash", "variant=fp8", "--json")

@@ -1,4 +1,4 @@
-"""builder.command_diff: reading pasted commands, one identity per option, the diff itself."""
+"""builder.diff.command_diff: reading pasted commands, one identity per option, the diff itself."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder import SelectionError, build
-from builder.command_diff import (
+from builder.diff.command_diff import (
     MAX_CHARS,
     CommandError,
     diff_commands,

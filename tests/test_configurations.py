@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from builder import build
-from builder.command_diff import diff_commands, mark_kept, parse_argv
-from builder.compare import compare
-from builder.diff_view import diff_html
-from builder.join import join_configuration
-from builder.published import role_text
+from builder.diff.closest_selection import join_configuration
+from builder.diff.command_diff import diff_commands, mark_kept, parse_argv
+from builder.diff.compare import compare
+from builder.diff.published import role_text
+from builder.views.diff import diff_html
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe, catalog
 from vllm_recipes.configurations import (
     ConfigurationSet,
@@ -384,7 +384,7 @@ def test_the_diff_html_shows_recipe_changes_apart() -> None:
 
 
 def test_pasting_a_catalogue_command_gives_the_joins_diff() -> None:
-    """The catalogue's shell text of a command, pasted into the compare box (builder.compare)
+    """The catalogue's shell text of a command, pasted into the compare box (builder.diff.compare)
     with the join's selection, diffs as the join does. A paste carries no claims, so the box
     never says "recipe changed since"; with the configuration's kept claims applied, its diff
     is the join's."""

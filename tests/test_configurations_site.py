@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 import pytest
 
 from builder import build
-from builder.published import role_text
+from builder.diff.published import role_text
 from tests.htmltree import Node, parse
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe, hf_ids
 from tests.sitebuild import BuiltSite

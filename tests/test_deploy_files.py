@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder import build
-from builder.deploy_files import FILE_FORMATS, data_url, deploy_file, deploy_files
+from builder.deployment.files import FILE_FORMATS, data_url, deploy_file, deploy_files
 from builder.errors import SelectionError
 from builder.types import Result
 from builder.yaml_text import dump, dump_all

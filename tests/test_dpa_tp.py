@@ -22,9 +22,9 @@ import pytest
 from pydantic import ValidationError
 
 from builder import SelectionError, build
-from builder.api import published
-from builder.selection import strategy_reason
-from builder.view import page_state
+from builder.commands.build import published
+from builder.commands.selection import strategy_reason
+from builder.views.widget import page_state
 from tests.layout_checks import layout_problems, value
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, catalog
 from vllm_recipes.schema import Strategy
@@ -90,7 +90,7 @@ def test_the_router_addresses_every_rank_of_the_engine() -> None:
     origins = {tuple(s["option"][:1]): (s["file"], s["path"]) for s in router["sources"]["args"]}
     assert origins[("--policy",)] == ("recipes/strategies/single_node_dpa_tp.yaml",
                                       "companion.args")
-    assert origins[("--worker-urls",)][0] == "builder/router.py"
+    assert origins[("--worker-urls",)][0] == "builder/commands/router.py"
 
 
 def test_the_router_follows_the_engines_port_and_rank_count() -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from builder import dynamo
-from builder.dynamo_view import page_state
+from builder.dynamo import targets as dynamo
 from builder.errors import SelectionError
+from builder.views.dynamo import page_state
 from tests import prose_runs
 from tests.htmltree import Node, parse
 from tests.recipes_data import RECIPES, ROOT

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from builder import dynamo
-from builder.dynamo_view import page_state
+from builder.dynamo import targets as dynamo
+from builder.views.dynamo import page_state
 from tests.htmltree import parse
 from tests.sitebuild import BuiltSite
 from tests.test_dynamo import COMBINATIONS, HF_ID, PERFORMANCE, data

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from builder import build
-from builder.files import CONTAINER_DIR
+from builder.commands.needed_files import CONTAINER_DIR
 from builder.vllm_release import VLLM_VERSION
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import base64
 
-from builder.deploy_files import deploy_files
-from builder.view import page_state
+from builder.deployment.files import deploy_files
+from builder.views.widget import page_state
 from tests.htmltree import parse
 from tests.recipes_data import builder_catalog, builder_recipe
 

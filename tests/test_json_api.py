@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from builder.api import build
+from builder.commands.build import build
 from tests.recipes_data import (
     RECIPES,
     ROOT,

@@ -18,9 +18,9 @@ import shlex
 import pytest
 
 from builder import SelectionError, build
-from builder.kv_store import CONFIG_PATH
-from builder.selection import choices
-from builder.view import page_state
+from builder.commands.kv_store import CONFIG_PATH
+from builder.commands.selection import choices
+from builder.views.widget import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, renderings, value
 from tests.recipes_data import builder_catalog, builder_recipe

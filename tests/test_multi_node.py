@@ -14,8 +14,8 @@ import json
 import pytest
 
 from builder import SelectionError, build, resolve
-from builder.selection import node_range, strategy_reason
-from builder.view import page_state
+from builder.commands.selection import node_range, strategy_reason
+from builder.views.widget import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, value
 from tests.recipes_data import builder_catalog, builder_recipe, grid

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from builder import SelectionError, build
-from builder.omni_tasks import omni_task
+from builder.commands.omni_tasks import omni_task
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 from vllm_recipes.vllm_flags import OMNI_FLAGS_FILE, serve_flags
 

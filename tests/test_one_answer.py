@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from builder.api import Builder
-from builder.view import page_state
+from builder.commands.build import Builder
+from builder.views.widget import page_state
 from tests.htmltree import Node, parse
 from tests.recipes_data import active_recipes, builder_catalog, builder_recipe, catalog
 from tests.sitebuild import BuiltSite

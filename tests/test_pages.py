@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from builder.api import build
-from builder.view import page_state
+from builder.commands.build import build
+from builder.views.widget import page_state
 from site_plugins.recipes._safe_markdown import safe_href
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path

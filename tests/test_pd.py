@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from builder import SelectionError, build
-from builder.view import page_state
+from builder.views.widget import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, renderings, value
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe

@@ -1,4 +1,4 @@
-"""The compare box runs builder.compare under Pyodide: byte for byte what CPython answers.
+"""The compare box runs builder.diff.compare under Pyodide: byte for byte what CPython answers.
 
 Node loads the npm `pyodide` runtime the site ships and the same builder/*.py files, then runs
 compare_state for every published configuration's engine commands (as the catalogue shows them)
@@ -11,9 +11,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from builder.compare import compare_state
-from builder.join import ENGINE_ROLES
-from builder.published import role_text
+from builder.diff.closest_selection import ENGINE_ROLES
+from builder.diff.compare import compare_state
+from builder.diff.published import role_text
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 from tests.test_configurations import joins, published
 from tests.test_pyodide_parity import NODE, PYODIDE
@@ -21,18 +21,22 @@ from tests.test_pyodide_parity import NODE, PYODIDE
 SCRIPT = r"""
 import { loadPyodide } from "pyodide";
 import { readFileSync, readdirSync } from "node:fs";
+import { sep } from "node:path";
 
 const [builderDir, inputPath] = process.argv.slice(2);
 const pyodide = await loadPyodide();
-pyodide.FS.mkdirTree("/rb/builder");
-for (const name of readdirSync(builderDir).filter((n) => n.endsWith(".py"))) {
-  pyodide.FS.writeFile(`/rb/builder/${name}`, readFileSync(`${builderDir}/${name}`, "utf8"));
+// The builder and its sub-packages, laid out as the page's worker lays them out.
+for (const name of readdirSync(builderDir, { recursive: true })) {
+  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
+  const target = `/rb/builder/${name.split(sep).join("/")}`;
+  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
 }
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/rb")
-from builder.compare import compare_state
+from builder.diff.compare import compare_state
 with open("/rb/input.json", encoding="utf-8") as f:
     data = json.load(f)
 json.dumps([

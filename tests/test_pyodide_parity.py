@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from builder.view import page_state
+from builder.views.widget import page_state
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -24,18 +24,22 @@ PYODIDE = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
 SCRIPT = r"""
 import { loadPyodide } from "pyodide";
 import { readFileSync, readdirSync } from "node:fs";
+import { sep } from "node:path";
 
 const [builderDir, inputPath] = process.argv.slice(2);
 const pyodide = await loadPyodide();
-pyodide.FS.mkdirTree("/rb/builder");
-for (const name of readdirSync(builderDir).filter((n) => n.endsWith(".py"))) {
-  pyodide.FS.writeFile(`/rb/builder/${name}`, readFileSync(`${builderDir}/${name}`, "utf8"));
+// The builder and its sub-packages, laid out as the page's worker lays them out.
+for (const name of readdirSync(builderDir, { recursive: true })) {
+  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
+  const target = `/rb/builder/${name.split(sep).join("/")}`;
+  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
 }
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/rb")
-from builder.view import page_state
+from builder.views.widget import page_state
 with open("/rb/input.json", encoding="utf-8") as f:
     data = json.load(f)
 json.dumps([
@@ -116,18 +120,22 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
 DYNAMO_SCRIPT = r"""
 import { loadPyodide } from "pyodide";
 import { readFileSync, readdirSync } from "node:fs";
+import { sep } from "node:path";
 
 const [builderDir, inputPath] = process.argv.slice(2);
 const pyodide = await loadPyodide();
-pyodide.FS.mkdirTree("/rb/builder");
-for (const name of readdirSync(builderDir).filter((n) => n.endsWith(".py"))) {
-  pyodide.FS.writeFile(`/rb/builder/${name}`, readFileSync(`${builderDir}/${name}`, "utf8"));
+// The builder and its sub-packages, laid out as the page's worker lays them out.
+for (const name of readdirSync(builderDir, { recursive: true })) {
+  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
+  const target = `/rb/builder/${name.split(sep).join("/")}`;
+  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
 }
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/rb")
-from builder.dynamo_view import page_state
+from builder.views.dynamo import page_state
 with open("/rb/input.json", encoding="utf-8") as f:
     data = json.load(f)
 json.dumps([
@@ -140,8 +148,8 @@ process.stdout.write(out);
 
 
 def test_pyodide_renders_the_dynamo_widget_as_cpython(tmp_path: Path) -> None:
-    from builder.dynamo import choices
-    from builder.dynamo_view import page_state as dynamo_state
+    from builder.dynamo.targets import choices
+    from builder.views.dynamo import page_state as dynamo_state
     from tests.test_dynamo import data
 
     assert PYODIDE.exists(), "node_modules/pyodide is missing: run `make install`"

@@ -144,7 +144,7 @@ def test_an_earlier_variant_id_works_on_the_cli_and_names_the_new_id() -> None:
 
 
 def test_an_earlier_variant_id_on_the_page_is_read_as_the_new_one_with_a_notice() -> None:
-    from builder.view import page_state
+    from builder.views.widget import page_state
 
     state = page_state(builder_catalog(), builder_recipe(V4), [["variant", "dspark"]])
     assert state["explicit"] == {"variant": "preview_dspark"}

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from builder.arglist import ArgList, option_key
-from builder.compose import Context
+from builder.commands.compose import Context
 from builder.shell import command_text, env_lines, quote
 from builder.types import Origin
 from tests.recipes_data import builder_catalog
@@ -145,8 +145,8 @@ def test_docker_form_puts_one_option_per_line_whatever_the_commands_own_layout(
         head_len: int) -> None:
     """`with_docker` reuses the option lines of a serve command's text when its first line is
     `vllm serve MODEL`, and lays them out again otherwise: the result is the same."""
-    from builder.compose import tool_command
-    from builder.docker import with_docker
+    from builder.commands.compose import tool_command
+    from builder.commands.docker import with_docker
 
     argv = ["vllm", "serve", "o/m", "--x", "1", "--json", '{"a": 1}', "--flag"]
     command = tool_command("serve", argv, label="serve", port=8000, head_len=head_len)

@@ -30,8 +30,8 @@ def test_builder_assets_for_pyodide(built_site: BuiltSite) -> None:
                  "pyodide-lock.json"):
         assert (built_site.root / "assets" / "pyodide" / name).is_file()
     manifest = json.loads((built_site.root / "assets/builder/manifest.json").read_text())
-    expected = sorted(f"builder/{p.name}" for p in (ROOT / "builder").glob("*.py")
-                      if p.name != "__main__.py")
+    expected = sorted(f"builder/{p.relative_to(ROOT / 'builder').as_posix()}"
+                      for p in (ROOT / "builder").rglob("*.py") if "__pycache__" not in p.parts)
     assert manifest["files"] == expected
     for name in expected:
         shipped = built_site.root / "assets" / "builder" / name

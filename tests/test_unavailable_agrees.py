@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from builder import SelectionError, build, choices, resolve
-from builder.api import Builder
-from builder.selection import offered_hardware, recipe_strategies
+from builder.commands.build import Builder
+from builder.commands.selection import offered_hardware, recipe_strategies
 from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
 
 

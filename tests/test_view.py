@@ -1,4 +1,4 @@
-"""The widget's HTML (builder.view): what the page shows besides pills and commands."""
+"""The widget's HTML (builder.views.widget): what the page shows besides pills and commands."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from builder import SelectionError, build
-from builder.api import Builder
+from builder.commands.build import Builder
 from builder.html_text import escape
-from builder.view import click_query, clicks, neighbours, page_state, render_widget
+from builder.views.widget import click_query, clicks, neighbours, page_state, render_widget
 from tests.htmltree import parse
 from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
 
@@ -150,7 +150,7 @@ def test_a_notice_is_bounded() -> None:
 def test_the_compare_box_on_a_variant_page_compares_with_its_checkpoint() -> None:
     """Issue 24.3: pasting a variant page's own command into its compare box finds nothing
     different (it used to compare with the recipe's default checkpoint)."""
-    from builder.compare import compare_state
+    from builder.diff.compare import compare_state
 
     _, hf_id, variant = NVFP4_PAGE
     recipe, base = builder_recipe(hf_id), {"variant": variant}

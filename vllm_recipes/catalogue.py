@@ -54,7 +54,8 @@ class Catalogue:
     lines: dict[str, dict[str, int]] = field(default_factory=dict)
     """Displayed file path → YAML path (`variants.fp8.extra_args[0]`) → line."""
     dynamo: dict[str, Data] = field(default_factory=dict)
-    """A model's NVIDIA Dynamo deployments as `builder.dynamo.build` takes them, by hf_id."""
+    """A model's NVIDIA Dynamo deployments as `builder.dynamo.targets.build` takes them, by
+    hf_id."""
 
     # ---------------------------------------------------------------- lookups
 

@@ -28,13 +28,14 @@ from typing import Any
 
 from markdown.extensions.toc import slugify
 
-from builder.api import Builder
+from builder.commands.build import Builder
+from builder.commands.deploy_types import DEPLOY_TYPES
+from builder.commands.needed_files import path_values, source_tree_file
+from builder.commands.offering import precision_keys, variant_runs_on
+from builder.commands.pd import pd_settings
+from builder.commands.selection import recipe_strategies, strategy_reason
 from builder.errors import SelectionError
-from builder.files import path_values, source_tree_file
 from builder.hardware_keys import ALL, matching, ranked
-from builder.offering import precision_keys, variant_runs_on
-from builder.pd import pd_settings
-from builder.selection import recipe_strategies, strategy_reason
 
 from .guide import Guide
 from .loader import publish
@@ -299,7 +300,8 @@ class _Checker:
                                   f"{hw['display_name']} node")
                     continue
                 single = sids is None or any(
-                    self.strategies[s].deploy_type == "single_node" for s in sids
+                    DEPLOY_TYPES[self.strategies[s].deploy_type].weights_on_one_node
+                    for s in sids
                     if s in self.strategies)
                 if not single:
                     continue

@@ -33,11 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from builder.api import build, published
-from builder.deploy_files import FILE_FORMATS, deploy_file
+from builder.commands.build import build, published
+from builder.commands.deploy_types import deploy_type
+from builder.commands.install import install_text
+from builder.commands.selection import canonical_query
+from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
-from builder.install import install_text
-from builder.selection import canonical_query
 from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
 
@@ -152,7 +153,7 @@ def resolve(catalogue: Catalogue, model_id: str, pairs: list[str],
             notice: Callable[[str], None]) -> tuple[str, Data, dict[str, str]]:
     """(recipe hf_id, recipe, query) for a model id and KEY=VALUE words: an alias or an
     earlier variant id is read as the id now, with a notice; a variant's own model id starts
-    from its variant, which `variant=` may replace (builder.api: the page's rule too).
+    from its variant, which `variant=` may replace (builder.commands.build: the page's rule too).
     UsageError for an unknown model, SelectionError for a bad pair."""
     problem = model_id_problem(model_id)
     if problem:
@@ -468,10 +469,9 @@ def _serve(argv: list[str]) -> int:
 
 
 def _file(args: argparse.Namespace, catalogue: Catalogue, done: Answer) -> int:
-    """`--format F`: the file for the selection (builder.deploy_files), or why there is none."""
-    deploy = catalogue.catalog["strategies"][done.result["selection"]["strategy"]]
-    dynamo = deploy["deploy_type"] == "pd_cluster" and done.hf_id in dynamo_targets(
-        args.recipes, catalogue)
+    """`--format F`: the file for the selection (builder.deployment.files), or why there is none."""
+    deploy = deploy_type(catalogue.catalog["strategies"][done.result["selection"]["strategy"]])
+    dynamo = deploy.dynamo and done.hf_id in dynamo_targets(args.recipes, catalogue)
     entry = deploy_file(catalogue.catalog, done.recipe, done.result, args.format, dynamo=dynamo)
     if not entry["available"]:
         print(f"format: {entry['reason']}", file=sys.stderr)
@@ -482,13 +482,13 @@ def _file(args: argparse.Namespace, catalogue: Catalogue, done: Answer) -> int:
 
 def dynamo_main(args: argparse.Namespace) -> int:
     """`vllm-recipes HF_ID --dynamo [framework=...] [gpu=...] [topology=...] [--json]`: the
-    steps that deploy a model's NVIDIA Dynamo target (builder.dynamo, as the page)."""
+    steps that deploy a model's NVIDIA Dynamo target (builder.dynamo.targets, as the page)."""
     if args.explain:
         return _usage("--explain is for vLLM commands; with --dynamo use --json")
     if args.format or args.detect:
         return _usage("--dynamo prints its own Kubernetes steps; --format and --detect are for "
                       "vLLM selections")
-    from builder import dynamo
+    from builder.dynamo import targets as dynamo
 
     targets = dynamo_targets(args.recipes, load(args.recipes, args.hf_id))
     if args.list:

@@ -1,5 +1,5 @@
 """`vllm-recipes diff HF_ID [KEY=VALUE ...] --command "<cmd>" [--json]`: a vLLM command against
-the builder's command for a selection, flag by flag (`builder.compare`, the function the page's
+the builder's command for a selection, flag by flag (`builder.diff.compare`, the function the page's
 "Compare your command" box runs). `--command -` reads the command from standard input.
 
 Exit status: 0 with the diff printed (whether or not anything differs), 1 when the recipe data
@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from builder.command_diff import MAX_CHARS, CommandDiff, CommandError, ValueDiff
-from builder.compare import Comparison, compare
+from builder.diff.command_diff import MAX_CHARS, CommandDiff, CommandError, ValueDiff
+from builder.diff.compare import Comparison, compare
 from builder.errors import SelectionError
 
 from .cli import (

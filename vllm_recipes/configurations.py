@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, model_validator
 
-from builder.command_diff import CommandError, claim_key, engine_options, parse_argv
+from builder.diff.command_diff import CommandError, claim_key, engine_options, parse_argv
 
 from . import schema
 from .errors import InvalidRecipe

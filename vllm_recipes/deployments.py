@@ -6,7 +6,7 @@ One file per model, `recipes/deployments/<hf_org>/<hf_repo>.yaml`, beside the mo
 target or covered by exactly one `unavailable` rule, never both; the defaults are a target;
 targets, rules, notes, settings columns and performance rows name values that exist; every
 settings row gives one value per column. Each problem is `file:line: field: message`.
-`builder.dynamo` turns the data into steps.
+`builder.dynamo.targets` turns the data into steps.
 
 ``python -m vllm_recipes.deployments`` prints the JSON Schema committed as
 ``recipes/deployments/schema.json``.
@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from builder.dynamo import DEPLOY_KINDS, KEYS, TOPOLOGIES
+from builder.dynamo.targets import DEPLOY_KINDS, KEYS, TOPOLOGIES
 
 from .errors import InvalidRecipe
 from .loader import publish, validate

@@ -36,8 +36,19 @@ from pydantic.json_schema import SkipJsonSchema
 
 from builder import vllm_release
 from builder.arglist import is_flag
+from builder.commands.deploy_types import DEPLOY_TYPES
 from builder.errors import quoted
-from builder.vocabulary import COMPANIONS, OMNI_KINDS, SELECTION_KEYS, SERVE_PORT, is_foreign
+from builder.vocabulary import (
+    COMPANIONS,
+    CONNECTORS,
+    FRONTENDS,
+    INSTALL_METHODS,
+    OFFLOAD_TIERS,
+    OMNI_KINDS,
+    SELECTION_KEYS,
+    SERVE_PORT,
+    is_foreign,
+)
 
 __all__ = [
     "Args",
@@ -66,7 +77,17 @@ EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")]
 Support = Literal["verified", "supported", "experimental", "unsupported"]
 Offer = Literal["supported", "experimental", "unsupported"]
-InstallMethod = Literal["pip", "docker"]
+# Vocabularies the builder's registries hold, read from them (one source of truth; the
+# `type: ignore`s: a Literal built at run time is what pydantic and the JSON schema need,
+# which a static checker cannot follow).
+InstallMethod = Literal[tuple(INSTALL_METHODS)]  # type: ignore[valid-type]
+"""An install method: `builder.vocabulary.INSTALL_METHODS`."""
+DeployTypeId = Literal[tuple(DEPLOY_TYPES)]  # type: ignore[valid-type]
+"""A deploy type: `builder.commands.deploy_types.DEPLOY_TYPES`."""
+FrontendId = Literal[tuple(FRONTENDS)]  # type: ignore[valid-type]
+"""A frontend: `builder.vocabulary.FRONTENDS`."""
+OffloadSupportKey = Literal[tuple(t.support_key for t in OFFLOAD_TIERS.values())]  # type: ignore[misc]
+"""A KV offload tier's key in `kv_offload_support`: `builder.vocabulary.OFFLOAD_TIERS`."""
 Port = Annotated[int, Field(ge=1, le=65535)]
 
 PRECISIONS = (
@@ -411,7 +432,7 @@ class Companion(Strict):
 
 class Strategy(Strict):
     name: Identifier
-    deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store", "omni"]
+    deploy_type: DeployTypeId
     layout: Literal[
         "tp", "tep", "dep", "dpa_tp", "tp_dp", "tp_pp", "pd", "kv_store_centralized",
         "kv_store_distributed", "omni",
@@ -438,7 +459,7 @@ class Strategy(Strict):
     def _companion_fits(self) -> Strategy:
         if self.companion is None:
             return self
-        if self.deploy_type != "single_node":
+        if not DEPLOY_TYPES[self.deploy_type].companion:
             raise ValueError("companion: only single-node strategies start a companion")
         tokens = [str(t) for t in self.vllm_args]
         engine = (int(tokens[tokens.index("--port") + 1]) if "--port" in tokens[:-1]
@@ -581,7 +602,7 @@ class Variant(Strict):
 class Model(Strict):
     model_id: HfId
     min_vllm_version: str
-    default_frontend: Literal["rust", "python"] | None = None
+    default_frontend: FrontendId | None = None
     """The frontend selected by default; absent: Python for vLLM-Omni recipes (its routes are
     served by its own API server), else Rust."""
     docker_image: dict[HardwareKey, Image] = {}
@@ -635,7 +656,8 @@ class RecipeFile(Strict):
 
 # ------------------------------------------------------------- prefill/decode, KV offload
 
-PdConnectorId = Literal["nixl", "mooncake"]
+PdConnectorId = Literal[tuple(CONNECTORS)]  # type: ignore[valid-type]
+"""A prefill/decode KV connector: `builder.vocabulary.CONNECTORS`."""
 
 
 class PdPool(Strict):
@@ -876,7 +898,7 @@ class Recipe(Strict):
     files: dict[str, RecipeFile] = {}
     """Files the commands name by these paths, each fetched by an install step (see
     builder/files.py)."""
-    kv_offload_support: dict[Literal["offloading_cpu", "offloading_fs"], Support] = {}
+    kv_offload_support: dict[OffloadSupportKey, Support] = {}
     """KV offload tiers this recipe offers (the `kv_offload` selection key: off, cpu, fs)."""
     kv_offload: KvOffload | None = None
     """Sizes of the offload tiers (the builder's defaults when absent)."""

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from builder.smoke import SmokeRequest, smoke_request
+from builder.deployment.smoke import SmokeRequest, smoke_request
 
 from .cli import RECIPES, load
 from .errors import UsageError

@@ -1,6 +1,6 @@
 // The recipe builder's Python, off the main thread: a module worker that boots Pyodide once
 // and answers page_state(query) with the HTML Python renders. No command logic lives here: the
-// worker only moves text between the page and builder.view.page_state.
+// worker only moves text between the page and builder.views.widget.page_state.
 //
 // Shared: where the browser has shared workers, every tab of the site talks to one worker (its
 // name carries the builder's version, so a redeployed site gets a new one), so a second tab
@@ -22,12 +22,12 @@
 //               {type: "page_state", id, catalogURL, recipeURL, query: [[key, value], ...],
 //                base: [[key, value], ...]}   (a variant page's own selection)
 //               {type: "compare", id, catalogURL, recipeURL, query, base, text}
-//               {type: "dynamo_state", id, dataURL, query}   (builder.dynamo_view.page_state)
+//               {type: "dynamo_state", id, dataURL, query}   (builder.views.dynamo.page_state)
 // Messages out: {type: "ready", ms, snapshot, phases} | {type: "failed", error}
 //               {type: "result", id, html, explicit, notice, foreign, ms}
 //               {type: "error", id, error}
 //               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
-//               builder.compare.compare_state)
+//               builder.diff.compare.compare_state)
 
 // The Python half of the bridge: JSON text in, JSON text out. The recipe JSON the site
 // publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
@@ -35,8 +35,8 @@
 const BRIDGE = `
 import gc
 import json
-from builder.api import Builder
-from builder.view import clicks, page_state
+from builder.commands.build import Builder
+from builder.views.widget import clicks, page_state
 
 _PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html", "opt_in_features",
               "hardware_opt_in_features"}
@@ -77,7 +77,7 @@ def call(catalog_url, recipe_url, pairs_json, base_json="[]"):
 
 
 def compare(catalog_url, recipe_url, query_json, text, base_json="[]"):
-    from builder.compare import compare_state
+    from builder.diff.compare import compare_state
     return json.dumps(compare_state(_data[catalog_url], _data[recipe_url],
                                     json.loads(query_json), text, dict(json.loads(base_json))))
 
@@ -88,7 +88,7 @@ def load_deployments(url, text):
 
 
 def dynamo_call(url, query_json):
-    from builder.dynamo_view import page_state as dynamo_state
+    from builder.views.dynamo import page_state as dynamo_state
 
     state = dynamo_state(_data[url], json.loads(query_json))
     return json.dumps({
@@ -261,7 +261,7 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   if (bytes) {
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
-      pyodide.runPython("import builder.view");
+      pyodide.runPython("import builder.views.widget");
       snapshot = true;
     } catch (error) {
       console.warn("recipe builder: the boot snapshot did not load; starting Python anew", error);

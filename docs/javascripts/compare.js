@@ -4,7 +4,7 @@
 // Ctrl+Enter) this module sends the pasted text and the page's current selection — the URL
 // query the builder widget keeps, with the page's own base (a variant page's variant, the
 // widget's data-base) — to the tab's builder worker, which runs
-// builder.compare.compare_state under Pyodide and returns HTML. Nothing is parsed or compared
+// builder.diff.compare.compare_state under Pyodide and returns HTML. Nothing is parsed or compared
 // here: this file only moves text. When the widget repaints (another pill), the comparison is
 // run again against the new selection. Its data URLs are relative to the page, as the
 // widget's are, so the site works under any sub-path.

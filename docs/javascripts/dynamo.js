@@ -1,8 +1,8 @@
 // Page glue for the "Deploy with NVIDIA Dynamo" widget (an ES module, run once per tab).
 //
-// The model page carries the widget prerendered by builder.dynamo_view inside
+// The model page carries the widget prerendered by builder.views.dynamo inside
 // <div class="dy-mount" data-deployments-json>. This module only moves HTML:
-//   - on a pill click it asks Python (builder.dynamo_view.page_state, in the page's one
+//   - on a pill click it asks Python (builder.views.dynamo.page_state, in the page's one
 //     Pyodide worker, shared with recipe-builder.js) for the widget and paints what comes back,
 //   - keeps the widget's own URL keys (dynamo_*) in the query, leaving every other key alone,
 //     and restores them on load,

@@ -1,9 +1,9 @@
 // Page glue for the recipe builder widget (an ES module, a model page's own, run once per tab).
 //
-// Every model page carries the widget prerendered by builder.view inside
+// Every model page carries the widget prerendered by builder.views.widget inside
 // <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json data-next>. This module
 //   - on a pill click shows the widget the build prerendered for that click, when it is one
-//     click away from the page's own selection (builder.view.neighbours, in the <template>
+//     click away from the page's own selection (builder.views.widget.neighbours, in the <template>
 //     data-next names: looked up by the query the click sends, never worked out here),
 //   - else asks the builder's Python (Pyodide, in a module worker shared by the site's tabs
 //     where the browser can: builder-worker.js) for page_state(selection) and patches the
@@ -370,7 +370,7 @@ class Mount {
     });
   }
 
-  // builder.view.neighbours of the prerendered state: {parts, states}, or null.
+  // builder.views.widget.neighbours of the prerendered state: {parts, states}, or null.
   next() {
     if (this.nextData === undefined) {
       const template = document.getElementById(this.element.dataset.next || "");

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from builder.api import typed_selection
-from builder.selection import node_memory_gb
+from builder.commands.build import typed_selection
+from builder.commands.selection import node_memory_gb
 from builder.shell import reindent
 from builder.types import Result
 from vllm_recipes.loader import Catalog

@@ -89,17 +89,21 @@ def pyodide_files(pyodide_dir: Path) -> dict[str, Path]:
     return files
 
 
-def _modules(builder_dir: Path) -> list[Path]:
-    modules = sorted(builder_dir.glob("*.py"))
+def _modules(builder_dir: Path) -> dict[str, Path]:
+    """`builder/<path>.py` → source file, for every module of the builder and its
+    sub-packages (the page's Python imports them as one package)."""
+    modules = dict(sorted(
+        (f"builder/{path.relative_to(builder_dir).as_posix()}", path)
+        for path in builder_dir.rglob("*.py") if "__pycache__" not in path.parts))
     if not modules:
         raise MissingAsset(f"{builder_dir}: no builder modules found")
     return modules
 
 
-def _builder_digest(modules: list[Path]) -> str:
+def _builder_digest(modules: dict[str, Path]) -> str:
     digest = hashlib.sha256()
-    for module in modules:
-        digest.update(f"builder/{module.name}".encode() + b"\0" + module.read_bytes() + b"\0")
+    for name, module in modules.items():
+        digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -136,11 +140,10 @@ def worker_version(*sources: Path) -> str:
 def builder_files(builder_dir: Path, snapshot_name: str = "") -> tuple[dict[str, Path], str]:
     """(site path → source file, manifest JSON) for the builder's modules."""
     modules = _modules(builder_dir)
-    names = [f"builder/{module.name}" for module in modules]
-    manifest: dict[str, object] = {"files": names, "sha256": _builder_digest(modules)}
+    manifest: dict[str, object] = {"files": list(modules), "sha256": _builder_digest(modules)}
     if snapshot_name:
         manifest["snapshot"] = snapshot_name
-    files = {f"{BUILDER_DIR}/{name}": path for name, path in zip(names, modules, strict=True)}
+    files = {f"{BUILDER_DIR}/{name}": path for name, path in modules.items()}
     return files, json.dumps(manifest, indent=2) + "\n"
 
 

@@ -5,9 +5,10 @@
     /<hf_id>/configurations.json       the same for one model (an empty list for most)
 
 and two sections of the model pages: "Compare your command" on every page (the diff runs in the
-page under Pyodide, `builder.compare.compare_state`), and "Published configurations" on the
-pages of models that have some. The joins are computed once per build (`builder.join`); every
-string from the data is escaped here, and diffs are rendered by `builder.diff_view`.
+page under Pyodide, `builder.diff.compare.compare_state`), and "Published configurations" on the
+pages of models that have some. The joins are computed once per build
+(`builder.diff.closest_selection`); every
+string from the data is escaped here, and diffs are rendered by `builder.views.diff`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from builder.diff_view import diff_html
-from builder.join import Join, join_configuration
-from builder.published import (
+from builder.diff.closest_selection import Join, join_configuration
+from builder.diff.published import (
     engine_label,
     layout_label,
     role_layout,
     role_text,
     speculative_label,
 )
+from builder.views.diff import diff_html
 from vllm_recipes.configurations import ConfigurationSet, publish_set
 from vllm_recipes.loader import Catalog
 

@@ -1,7 +1,7 @@
 """The site side of a model's NVIDIA Dynamo deployment targets: the page section that holds the
 prerendered widget, and the `/<hf_id>/deployments.json` endpoint.
 
-Everything shown or published comes from `builder.dynamo` / `builder.dynamo_view`, the same
+Everything shown or published comes from `builder.dynamo.targets` / `builder.views.dynamo`, the same
 functions the CLI and the page's Pyodide call.
 """
 
@@ -12,8 +12,8 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from builder import dynamo
-from builder.dynamo_view import page_state, url_key
+from builder.dynamo import targets as dynamo
+from builder.views.dynamo import page_state, url_key
 
 from .api import dumps
 

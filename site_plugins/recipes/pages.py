@@ -185,7 +185,7 @@ def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
                 ) -> str:
     """The mount the page's JavaScript takes over, with the prerendered widget inside;
     `variant`: the variant a variant page starts from (the URL's keys override it);
-    `next_states`: `builder.view.neighbours` of the prerendered state, as JSON text in a
+    `next_states`: `builder.views.widget.neighbours` of the prerendered state, as JSON text in a
     <template> after the mount (inert, parsed after the widget: the first paint does not wait
     for it), which the page shows on a click while its Python has not started."""
     start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'

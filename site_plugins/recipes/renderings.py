@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.api import Builder
+from builder.commands.build import Builder
 from builder.errors import SelectionError
 from builder.types import Result
 

@@ -28,10 +28,10 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
-from builder.api import Builder, retired_reason
+from builder.commands.build import Builder, retired_reason
 from builder.errors import SelectionError
 from builder.types import Result
-from builder.view import RowCache, neighbours, page_state
+from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe

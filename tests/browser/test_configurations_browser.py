@@ -1,7 +1,7 @@
 """The serving-configurations catalogue and the "Compare your command" box in Chromium.
 
 Expected values come from CPython: the published JSON the site was built from, and
-builder.compare (the function Pyodide runs in the page) called on the same input."""
+builder.diff.compare (the function Pyodide runs in the page) called on the same input."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from urllib.parse import urlencode
 
 from playwright.sync_api import Page, expect
 
-from builder.compare import compare
-from builder.published import role_text
+from builder.diff.compare import compare
+from builder.diff.published import role_text
 from tests.browser.conftest import Site
 from tests.browser.widget import (
     PYTHON_TIMEOUT_MS,

@@ -10,7 +10,7 @@ import base64
 import pytest
 from playwright.sync_api import Page, expect
 
-from builder.deploy_files import deploy_files
+from builder.deployment.files import deploy_files
 from tests.browser.widget import WarmTab, click_pill, expected
 from tests.recipes_data import builder_catalog, builder_recipe
 

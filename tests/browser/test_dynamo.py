@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl
 
 from playwright.sync_api import Locator, Page, expect
 
-from builder.dynamo_view import page_state
+from builder.views.dynamo import page_state
 from tests.browser.widget import PYTHON_TIMEOUT_MS, model_url
 from tests.test_dynamo import HF_ID, NO_SGLANG_B200, NO_SGLANG_H200, data
 

@@ -22,7 +22,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 
-from builder.dynamo_view import page_state as dynamo_state
+from builder.views.dynamo import page_state as dynamo_state
 from tests.browser.conftest import ROOT, build_site
 from tests.browser.test_dynamo import as_browser_writes
 from tests.browser.test_dynamo import click as dynamo_click

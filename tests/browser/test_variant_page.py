@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from builder.view import page_state
+from builder.views.widget import page_state
 from tests.browser.widget import (
     PYTHON_TIMEOUT_MS,
     cli_text,

@@ -8,8 +8,8 @@ from urllib.parse import parse_qsl
 
 from playwright.sync_api import Locator, Page
 
-from builder.api import build
-from builder.view import page_state
+from builder.commands.build import build
+from builder.views.widget import page_state
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 
 # Pyodide's boot in the worker takes ~3-6 s cold on a small machine.

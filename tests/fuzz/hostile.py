@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from builder.api import Builder
-from builder.view import page_state
+from builder.commands.build import Builder
+from builder.views.widget import page_state
 from builder.vocabulary import FOREIGN_KEYS, is_foreign
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
 from vllm_recipes import answer_cache

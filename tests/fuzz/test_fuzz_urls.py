@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from builder.view import clicks
+from builder.views.widget import clicks
 from tests.fuzz.hostile import agree, builder, model_ids, one_tree_key, page, url_pairs
 
 URLS = 300

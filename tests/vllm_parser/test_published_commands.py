@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from builder import SelectionError, resolve
-from builder.api import Builder
-from builder.files import CONTAINER_DIR, PATH_OPTIONS
+from builder.commands.build import Builder
+from builder.commands.needed_files import CONTAINER_DIR, PATH_OPTIONS
 from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid, hf_ids

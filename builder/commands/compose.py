@@ -1,0 +1,307 @@
+"""Composing one `vllm serve` command from a resolved selection, recording where every option
+and environment variable came from.
+
+Layers are applied in this order; a flag set again by a later layer replaces the earlier value
+and a JSON value written as a mapping merges into it (see `arglist`):
+
+1. the model's `base_args`, then the strategy's `vllm_args` and its parallel size (see
+   `parallel_size`);
+2. overrides, least specific first: `all`, then brand; then the variant's own `extra_args` /
+   `extra_env` (a checkpoint's settings beat brand-wide ones); then generation, `arch:<arch>`
+   and exact id. Overrides come from the recipe's and the variant's `hardware_overrides` and
+   `strategy_overrides` (and the variant's `tp`); for keys equally specific, recipe before
+   variant and hardware-wide before strategy-specific. An override with `when` applies only
+   while the features it names have the values it names;
+3. the features that are on, in the recipe's order (a mode's or feature's `hardware_overrides`
+   replace its args on matching hardware), then the KV offload tier (`kv_offload.py`);
+4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
+5. the frontend's environment.
+
+Parallel size: an override's `parallel_size` (the last one in the order above) or the
+variant's `tp` (single-node Tensor Parallel only); else, for single-node Tensor Parallel, 1 GPU
+when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit); for
+every other strategy, every GPU of the node.
+
+Multi-node, prefill/decode and KV-store layouts add their own layers after these (see
+`multi_node.py`, `pd.py`, `kv_store.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..arglist import ArgList
+from ..env import EnvMap
+from ..hardware_keys import BRAND, ranked
+from ..shell import command_text, env_lines
+from ..types import Command, Data, Origin
+from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
+from .kv_offload import offload_parts
+from .offering import label
+from .omni_tasks import TASK, omni_task
+
+__all__ = ["DEFAULT_PORT", "Context", "builder_origin", "serve_command", "tool_command"]
+
+DEFAULT_PORT = SERVE_PORT
+VARIANT_OWN = BRAND + 0.5
+"""Where a variant's own `extra_args`/`extra_env` sit among hardware keys."""
+
+
+def builder_origin(module: str, rule: str, layer: str = "builder") -> Origin:
+    """The origin of a value the builder derives: `module` is the dotted name of the module
+    whose rule it is (`__name__`), shown as its file (`builder/commands/pd.py`)."""
+    return {"file": module.replace(".", "/") + ".py", "path": rule, "layer": layer}
+
+
+@dataclass(frozen=True)
+class Override:
+    path: str
+    """YAML path in the recipe (`strategy_overrides.single_node_tp.blackwell`)."""
+    key: str
+    """The hardware key it was matched by."""
+    data: Data
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a layout needs to render commands for one resolved selection."""
+
+    catalog: Data
+    recipe: Data
+    selection: dict[str, str]
+    auto_fit: bool = False
+    """The strategy is its deploy type's plain layout (`deploy_types.context` says): its
+    parallel size fits the model to the node, and the variant's `tp` sizes apply."""
+    hw_id: str = field(init=False)
+    hw: Data = field(init=False)
+    brand: Data = field(init=False)
+    variant: Data = field(init=False)
+    strategy: Data = field(init=False)
+
+    def __post_init__(self) -> None:
+        sel = self.selection
+        hw = self.catalog["hardware"][sel["hardware"]]
+        object.__setattr__(self, "hw_id", sel["hardware"])
+        object.__setattr__(self, "hw", hw)
+        object.__setattr__(self, "brand", self.catalog["brands"][hw["brand"]])
+        object.__setattr__(self, "variant", self.recipe["variants"][sel["variant"]])
+        object.__setattr__(self, "strategy", self.catalog["strategies"][sel["strategy"]])
+
+    # ------------------------------------------------------------------ basic facts
+
+    @property
+    def model(self) -> Data:
+        return self.recipe["model"]
+
+    @property
+    def model_id(self) -> str:
+        """The checkpoint served: an Omni task's, else the variant's, else the recipe's."""
+        if TASK in self.selection and self.recipe.get("omni"):
+            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw)
+            if task.get("model_id"):
+                return str(task["model_id"])
+        return self.variant.get("model_id") or self.model["model_id"]
+
+    @property
+    def nodes(self) -> int:
+        return int(self.selection["nodes"])
+
+    @property
+    def variant_label(self) -> str:
+        return label(self.selection["variant"], self.variant)
+
+    def origin(self, path: str, layer: str) -> Origin:
+        """The origin of a value the recipe file sets at `path`."""
+        return {"file": self.recipe.get("file", "recipe"), "path": path, "layer": layer}
+
+    def strategy_origin(self, path: str) -> Origin:
+        sid = self.selection["strategy"]
+        return {"file": self.strategy.get("file", f"recipes/strategies/{sid}.yaml"),
+                "path": path, "layer": f"strategy: {sid}"}
+
+    def lookup(self, mapping: dict[str, Any] | None) -> tuple[str, Any] | None:
+        """(key, value) of the most specific key of `mapping` naming this hardware."""
+        entries = ranked(mapping or {}, self.hw_id, self.hw)
+        return (entries[-1][1], entries[-1][2]) if entries else None
+
+    def overrides(self) -> list[Override]:
+        """Matching overrides in the order they apply (see the module docstring)."""
+        return self._overrides
+
+    @cached_property
+    def _overrides(self) -> list[Override]:
+        sid = self.selection["strategy"]
+        vid = self.selection["variant"]
+        variant = self.variant
+        layers: list[tuple[str, dict[str, Any]]] = [
+            ("hardware_overrides", self.recipe.get("hardware_overrides", {})),
+            (f"strategy_overrides.{sid}", self.recipe.get("strategy_overrides", {}).get(sid, {})),
+            (f"variants.{vid}.hardware_overrides", variant.get("hardware_overrides", {})),
+        ]
+        if self.auto_fit:
+            layers.append((f"variants.{vid}.tp", {
+                key: {"parallel_size": size} for key, size in variant.get("tp", {}).items()}))
+        layers.append((f"variants.{vid}.strategy_overrides.{sid}",
+                       variant.get("strategy_overrides", {}).get(sid, {})))
+        entries: list[tuple[float, int, Override]] = []
+        if variant.get("extra_args") or variant.get("extra_env"):
+            own = {"extra_args": variant.get("extra_args", []),
+                   "extra_env": variant.get("extra_env", {})}
+            entries.append((VARIANT_OWN, 2, Override(f"variants.{vid}", vid, own)))
+        for index, (path, mapping) in enumerate(layers):
+            entries += [(rank, index, Override(f"{path}.{key}", key, data))
+                        for rank, key, data in ranked(mapping, self.hw_id, self.hw)]
+        entries.sort(key=lambda entry: (entry[0], entry[1]))
+        return [ov for _, _, ov in entries if self._features_hold(ov.data.get("when") or {})]
+
+    def _features_hold(self, when: dict[str, str]) -> bool:
+        """True when every feature named in an override's `when` has the value it asks for."""
+        for fid, wanted in when.items():
+            value = self.selection.get(fid, OFF)
+            if not (value == wanted or (wanted == ON and value != OFF)):
+                return False
+        return True
+
+    def parallel_size(self) -> tuple[int, Origin]:
+        """GPUs per server for the strategy's parallel flag, and where that number comes from
+        (see the module docstring)."""
+        gpus = self.hw["gpu_count"]
+        if self.auto_fit:
+            need, per_gpu = self.variant["vram_minimum_gb"], self.hw["memory_gb"]
+            fits = need <= per_gpu
+            size = 1 if fits else gpus
+            rule = (f"auto-fit: {self.variant_label} needs {need} GB and one "
+                    f"{self.hw['display_name']} has {per_gpu} GB, so "
+                    f"{'one GPU' if fits else 'every GPU of the node'}")
+        else:
+            size, rule = gpus, "the strategy spans every GPU of the node"
+        origin = builder_origin(__name__, rule, "parallel size")
+        for ov in self.overrides():
+            if ov.data.get("parallel_size") is not None:
+                size = ov.data["parallel_size"]
+                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
+                origin = self.origin(path, f"override: {ov.key}")
+        return size, origin
+
+    def port(self, args: ArgList) -> int:
+        value = args.get("--port")
+        return int(value[0]) if value else DEFAULT_PORT
+
+    # -------------------------------------------------------------------- layers
+
+    def base_options(self) -> ArgList:
+        args = ArgList()
+        args.extend(self.model.get("base_args", []), self.origin("model.base_args", "model"))
+        args.extend(self.strategy.get("vllm_args", []), self.strategy_origin("vllm_args"))
+        return args
+
+    def apply_overrides(self, args: ArgList) -> None:
+        for ov in self.overrides():
+            origin = self.origin(f"{ov.path}.extra_args", f"override: {ov.key}")
+            if ov.path == f"variants.{self.selection['variant']}":
+                origin = self.origin(f"{ov.path}.extra_args", "variant")
+            args.extend(ov.data.get("extra_args", []), origin)
+            for flag in ov.data.get("remove_args", []):
+                args.remove(flag)
+
+    def apply_strategy_removals(self, args: ArgList) -> None:
+        for flag in self.strategy.get("remove_args", []):
+            args.remove(flag)
+
+    def feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
+        """(args, env, origin) of every feature that is on, in recipe order (worked out once
+        per context: the args and the environment both read them; callers do not change
+        them)."""
+        return self._feature_parts
+
+    @cached_property
+    def _feature_parts(self) -> list[tuple[list[Any], dict[str, str], Origin]]:
+        parts = []
+        for fid, feature in self.recipe.get("features", {}).items():
+            value = self.selection.get(fid, OFF)
+            if value == OFF:
+                continue
+            path = f"features.{fid}" if value == ON else f"features.{fid}.modes.{value}"
+            source = feature if value == ON else feature["modes"][value]
+            args = list(source.get("args", []))
+            env = dict(source.get("env", {}))
+            replacement = self.lookup(source.get("hardware_overrides"))
+            layer = f"feature: {fid}" if value == ON else f"feature: {fid}={value}"
+            if replacement is not None:
+                key, settings = replacement
+                if "args" in settings:
+                    args = list(settings["args"])
+                env.update(settings.get("env", {}))
+                path = f"{path}.hardware_overrides.{key}"
+            parts.append((args, env, self.origin(f"{path}.args", layer)))
+        return parts
+
+    def apply_features(self, args: ArgList) -> None:
+        for feature_args, _, origin in self.feature_parts():
+            args.extend(feature_args, origin)
+        offload_args, _, origin = offload_parts(self.recipe, self.selection)
+        args.extend(offload_args, origin)
+
+    def env(self) -> EnvMap:
+        env = EnvMap()
+        env.update(self.model.get("base_env", {}), self.origin("model.base_env", "model"))
+        vid = self.selection["variant"]
+        for ov in self.overrides():
+            layer = "variant" if ov.path == f"variants.{vid}" else f"override: {ov.key}"
+            env.update(ov.data.get("extra_env", {}), self.origin(f"{ov.path}.extra_env", layer))
+        for _, feature_env, origin in self.feature_parts():
+            env.update(feature_env, {**origin, "path": origin["path"][:-5] + ".env"})
+        _, offload_env, origin = offload_parts(self.recipe, self.selection)
+        env.update(offload_env, origin)
+        frontend = self.selection["frontend"]
+        origin = builder_origin("builder.vocabulary", f"FRONTENDS[{frontend!r}]",
+                                f"frontend: {frontend}")
+        env.update(FRONTENDS[frontend].env, origin)
+        return env
+
+
+def serve_command(
+    ctx: Context,
+    role: str,
+    args: ArgList,
+    *,
+    label: str = "",
+    port: int | None = None,
+    env: EnvMap | None = None,
+) -> Command:
+    """A `vllm serve` command of `role`; its Docker form is added by `docker.py`."""
+    full_env = ctx.env() if env is None else env
+    argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
+    command = tool_command(role, argv, label=label or role, env=full_env.values(), port=port,
+                           head_len=3)
+    command["sources"] = {"args": args.sources(), "env": full_env.sources()}
+    return command
+
+
+def tool_command(
+    role: str,
+    argv: list[str],
+    *,
+    label: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    head_len: int = 1,
+) -> Command:
+    """A command with its shell text; `vllm serve` commands get their Docker form later from
+    `docker.py`, others (router, Mooncake master, ...) have none."""
+    full_env = dict(env or {})
+    text = command_text(argv, head_len)
+    return {
+        "role": role,
+        "label": label,
+        "argv": list(argv),
+        "env": full_env,
+        "text": text,
+        "shell": env_lines(full_env) + text,
+        "docker_argv": None,
+        "docker_text": None,
+        "port": port,
+        "sources": {"args": [], "env": {}},
+    }

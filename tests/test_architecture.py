@@ -1,0 +1,210 @@
+"""The package map holds (issue 26): layers point one way, no import circles, the deploy type
+is asked through its registry only, modules and classes stay readable, the page's Python is
+Python files, and code outside the builder uses its public names only.
+
+The rules read the source (ast), so they hold for every file added later.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("builder", "vllm_recipes", "site_plugins")
+LAYERS = {"builder": set(), "vllm_recipes": {"builder"}, "site_plugins": {"builder", "vllm_recipes"}}
+"""What each package may import of ours: the site → data layer → builder, never back up."""
+REGISTRY = ROOT / "builder" / "commands" / "deploy_types.py"
+TOP_MODULE_LINES = 300
+CLASS_LINES = 200
+OUTSIDE = ("vllm_recipes", "site_plugins", "benchmarks")
+"""Code outside the builder that must use its public names only (tests may reach inside)."""
+
+
+def _sources(*tops: str) -> Iterator[Path]:
+    for top in tops:
+        yield from sorted(p for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _runtime_imports(path: Path) -> Iterator[tuple[ast.ImportFrom | ast.Import, str]]:
+    """(node, absolute module) of each import that runs when the module is imported (inside
+    functions too; `if TYPE_CHECKING:` blocks are not run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(child) for child in ast.walk(node)}
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            yield node, module
+            for alias in node.names:  # `from . import x`, `from pkg import submodule`
+                yield node, f"{module}.{alias.name}"
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module → the modules of ours it imports at module level or in a function."""
+    files = {_module_name(p): p for p in _sources(*PACKAGES)}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        targets = set()
+        for _, module in _runtime_imports(path):
+            # the longest prefix that is one of our modules
+            parts = module.split(".")
+            for end in range(len(parts), 0, -1):
+                candidate = ".".join(parts[:end])
+                if candidate in files and candidate != name:
+                    targets.add(candidate)
+                    break
+        graph[name] = targets
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle (a list of modules that ends where it starts), or None. A package's
+    `__init__` importing its own modules is not a circle back to it."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if node.startswith(target + "."):
+                continue  # a module importing its own package's __init__ (names it re-exports)
+            if state.get(target) == 1:
+                return [*stack[stack.index(target):], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_circles() -> None:
+    assert _cycle(_graph()) is None
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_layers_point_one_way() -> None:
+    wrong = []
+    for top, allowed in LAYERS.items():
+        for path in _sources(top):
+            for _, module in _runtime_imports(path):
+                first = module.split(".")[0]
+                if first in PACKAGES and first != top and first not in allowed:
+                    wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert wrong == []
+
+
+DEPLOY_SWITCH = re.compile(r"""deploy_type["']?\]?\s*(==|!=|\bin\b|\bnot in\b)""")
+
+
+def test_the_deploy_type_is_asked_through_its_registry_only() -> None:
+    """Every fact about a deploy type is a field or method of its `DEPLOY_TYPES` entry."""
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for path in _sources(*PACKAGES) if path != REGISTRY
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if DEPLOY_SWITCH.search(line)]
+    assert found == []
+
+
+@pytest.mark.parametrize("line", ['strategy["deploy_type"] == "omni"', "s.deploy_type != 'x'",
+                                  'if deploy_type in ("a", "b")'])
+def test_the_switch_pattern_catches_each_spelling(line: str) -> None:
+    assert DEPLOY_SWITCH.search(line)
+
+
+def test_builder_top_level_modules_are_short() -> None:
+    long = {p.name: n for p in (ROOT / "builder").glob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > TOP_MODULE_LINES}
+    assert long == {}
+
+
+def test_no_class_is_long() -> None:
+    long = {}
+    for path in _sources(*PACKAGES):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > CLASS_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+    assert long == {}
+
+
+PYTHON_LINE = re.compile(r"^\s*(def \w+\(.*\):|from [\w.]+ import \w|import [\w.]+$)")
+
+
+def test_no_python_source_in_javascript() -> None:
+    """The page's Python is `.py` files the worker loads (linted and tested as Python)."""
+    found = [f"{path.relative_to(ROOT)}:{number}"
+             for path in sorted((ROOT / "docs").rglob("*.js"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if PYTHON_LINE.match(line)]
+    assert found == []
+
+
+def _public(module: str, name: str | None) -> bool:
+    parts = module.split(".") + ([name] if name else [])
+    return not any(part.startswith("_") for part in parts[1:])
+
+
+def test_code_outside_the_builder_uses_public_names_only() -> None:
+    """pydantic's rule: what starts with `_` (a module or a name) is the builder's own."""
+    private = []
+    for path in _sources(*OUTSIDE):
+        for node, module in _runtime_imports(path):
+            if not module.startswith("builder"):
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else [None]
+            base = module if isinstance(node, ast.Import) else ".".join(
+                module.split(".")[:-1]) if module.rsplit(".", 1)[-1] in names else module
+            for name in names:
+                if not _public(base, name):
+                    private.append(f"{path.relative_to(ROOT)}: {base} {name or ''}".strip())
+    assert sorted(set(private)) == []
+
+
+def test_the_public_name_rule_refuses_private_names() -> None:
+    assert not _public("builder.commands.selection", "_Resolver")
+    assert not _public("builder._internal.x", None)
+    assert _public("builder.commands", "build")
+
+
+def test_builder_packages_say_what_they_own() -> None:
+    missing = [str(p.relative_to(ROOT)) for p in (ROOT / "builder").rglob("__init__.py")
+               if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert missing == []
