@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("builder", "vllm_recipes", "site_plugins")
-LAYERS = {"builder": set(), "vllm_recipes": {"builder"}, "site_plugins": {"builder", "vllm_recipes"}}
+LAYERS = {"builder": set(), "vllm_recipes": {"builder"},
+          "site_plugins": {"builder", "vllm_recipes"}}
 """What each package may import of ours: the site → data layer → builder, never back up."""
 REGISTRY = ROOT / "builder" / "commands" / "deploy_types.py"
 TOP_MODULE_LINES = 300

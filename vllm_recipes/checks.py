@@ -38,8 +38,8 @@ from builder.errors import SelectionError
 from builder.hardware_keys import ALL, matching, ranked
 
 from .guide import Guide
-from .loader import publish
 from .schema import HardwareCatalog, Recipe, Strategy
+from .validated import publish
 from .vllm_flags import check_tokens
 from .yaml_source import Located, YamlFile
 

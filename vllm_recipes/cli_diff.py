@@ -18,15 +18,15 @@ from builder.diff.command_diff import MAX_CHARS, CommandDiff, CommandError, Valu
 from builder.diff.compare import Comparison, compare
 from builder.errors import SelectionError
 
-from .cli import (
+from .cli_common import (
     EXIT_USAGE,
     RECIPES,
     ArgumentParser,
     UsageError,
-    _cut,
-    _not_a_tree,
+    cut,
     load,
     model_id_problem,
+    not_a_tree,
     notice_line,
     report,
     resolve,
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tree = args.recipes != RECIPES or RECIPES.is_dir()  # (an installed tool has no tree)
-    problem = (_not_a_tree(args.recipes) if tree else None) or model_id_problem(args.hf_id)
+    problem = (not_a_tree(args.recipes) if tree else None) or model_id_problem(args.hf_id)
     if problem:
         print(f"vllm-recipes diff: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -112,13 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         report(error)
         return 1
     except UsageError as error:  # an unknown model, with the right letter case if it has one
-        print(_cut(str(error)), file=sys.stderr)
+        print(cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
     except SelectionError as error:
-        print(_cut(str(error)), file=sys.stderr)
+        print(cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
     except CommandError as error:
-        print(_cut(f"command: {error}"), file=sys.stderr)
+        print(cut(f"command: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

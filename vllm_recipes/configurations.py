@@ -27,8 +27,9 @@ from builder.diff.command_diff import CommandError, claim_key, engine_options, p
 
 from . import schema
 from .errors import InvalidRecipe
-from .loader import Catalog, publish
+from .loader import Catalog
 from .schema import EnvName, HfId, Identifier
+from .validated import publish
 from .yaml_source import read_yaml
 
 __all__ = [

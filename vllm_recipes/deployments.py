@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from builder.dynamo.targets import DEPLOY_KINDS, KEYS, TOPOLOGIES
 
 from .errors import InvalidRecipe
-from .loader import publish, validate
 from .schema import HfId, Identifier
+from .validated import publish, validate
 from .yaml_source import Located, YamlFile, read_yaml
 
 __all__ = [

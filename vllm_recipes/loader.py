@@ -16,19 +16,18 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
+from .checks import check_default_builds, check_recipe, check_related, check_unique_model_ids
 from .errors import InvalidRecipe
 from .guide import parse_guide
 from .schema import HardwareCatalog, HardwareNote, Recipe, Strategy
+from .validated import publish, validate
 from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
 
 __all__ = ["Catalog", "UnknownModel", "load_catalog", "load_catalog_with_problems", "load_for",
            "publish"]
 
-M = TypeVar("M", bound=BaseModel)
 STRATEGY_ORDER = (
     "single_node_tp", "single_node_tep", "single_node_dep", "single_node_dpa_tp",
     "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_dp", "multi_node_tp_pp",
@@ -86,54 +85,11 @@ class Catalog:
         raise KeyError(model_id)
 
 
-def publish(model: BaseModel) -> dict[str, Any]:
-    """The JSON form of validated data: exactly the keys the YAML author wrote (normalised)."""
-    return model.model_dump(mode="json", exclude_unset=True)
-
-
 def _display(path: Path, root: Path) -> str:
     try:
         return str(path.relative_to(root.parent))
     except ValueError:
         return str(path)
-
-
-def _trim(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
-    """`loc` cut where it leaves the data (pydantic adds union branch and validator names)."""
-    kept: list[Any] = []
-    for part in loc:
-        inside = (part in data) if isinstance(data, dict) else (
-            isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data))
-        if not inside:
-            break
-        data = data[part]
-        kept.append(part)
-    return tuple(kept)
-
-
-def validate(model: type[M], source: YamlFile) -> tuple[M | None, list[Located]]:
-    """The validated model, or every schema problem of the file with its line."""
-    try:
-        return model.model_validate(source.data), []
-    except ValidationError as error:
-        problems = []
-        for problem in error.errors():
-            loc = _trim(problem["loc"], source.data)
-            message = problem["msg"]
-            if problem["type"] == "missing":
-                loc = tuple(problem["loc"])
-            elif problem["type"] == "extra_forbidden":
-                loc = tuple(problem["loc"])
-                message = "unknown key (not in the schema; check the spelling)"
-            elif problem["type"] == "value_error":
-                message = message.removeprefix("Value error, ")
-                # Our validators name the field they blame: "variants.x.default_modes: ..."
-                head, sep, rest = message.partition(": ")
-                if sep and " " not in head and head.replace("_", "").replace(".", "").isalnum():
-                    loc = (*loc, *head.split("."))
-                    message = rest
-            problems.append(source.problem(loc, message))
-        return None, problems
 
 
 def load_catalog(root: Path, memo: dict[str, Any] | None = None) -> Catalog:
@@ -188,7 +144,6 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
                  strategies: dict[str, Strategy], problems: list[Located]
                  ) -> tuple[Recipe, str, YamlFile] | None:
     """One recipe with its guide text and parsed file (None, with problems, when invalid)."""
-    from .checks import check_recipe  # the checks need the loader's helpers
 
     source = _read(path, root, problems)
     if source is None:
@@ -273,7 +228,6 @@ def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
                                ) -> tuple[Catalog | None, list[Located]]:
     """The catalog (None if the hardware catalog or a strategy is broken) and every problem
     (`memo`: see `load_catalog`)."""
-    from .checks import check_default_builds, check_related, check_unique_model_ids
 
     root = Path(root)
     problems: list[Located] = _misplaced(root)

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from .cli import ArgumentParser
+from .cli_common import ArgumentParser
 from .errors import InvalidRecipe
 from .yaml_source import load_text, read_text, read_yaml
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from builder.errors import SelectionError
 
-from .cli import EXIT_USAGE, RECIPES, answer, load, notice_line
+from .cli_common import EXIT_USAGE, RECIPES, answer, load, notice_line
 from .errors import UsageError
 
 __all__ = ["main"]

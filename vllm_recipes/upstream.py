@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cli import ArgumentParser
+from .cli_common import ArgumentParser
 from .errors import InvalidRecipe
 from .yaml_source import load_text
 

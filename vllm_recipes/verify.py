@@ -27,7 +27,7 @@ from typing import Any
 
 from builder.deployment.smoke import SmokeRequest, smoke_request
 
-from .cli import RECIPES, load
+from .cli_common import RECIPES, load
 from .errors import UsageError
 
 __all__ = ["main"]
