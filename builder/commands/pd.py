@@ -175,7 +175,7 @@ def _transfer_config(ctx: Context, connector_id: str, merge: PdMerge) -> tuple[A
             f"pd.{merge.where['connectors']}.connectors.{connector_id}.kv_transfer_config",
             f"pd: {connector_id}")
     return CONNECTORS[connector_id].config, builder_origin(
-        "vocabulary", f"CONNECTORS[{connector_id!r}].config", f"pd: {connector_id}")
+        "builder.vocabulary", f"CONNECTORS[{connector_id!r}].config", f"pd: {connector_id}")
 
 
 def _label(pool: Pool, rank: int | None = None) -> str:
