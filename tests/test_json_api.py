@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from builder.bridge import builder_input
 from builder.commands.build import build
 from tests.recipes_data import (
     RECIPES,
@@ -64,8 +65,6 @@ DIFFERENCES = {
 with the reason. The test fails when this is not exactly the set of differing keys."""
 LINK_KEYS = {"json", "recipe_json", "url", "page"}
 LINK_MAPS = {"alternatives", "by_hardware", "models"}
-PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html", "opt_in_features",
-             "hardware_opt_in_features"}
 
 
 def load(site: BuiltSite, path: str) -> Any:
@@ -183,7 +182,7 @@ def test_recipe_document_feeds_the_builder_like_the_recipe(built_site: BuiltSite
     assert data == builder_catalog()
     for hf_id in hf_ids():
         doc = load(built_site, f"/{hf_id}.json")
-        recipe = {k: v for k, v in doc.items() if k not in PAGE_ONLY}
+        recipe = builder_input(doc)
         assert build(data, recipe, {}) == build(builder_catalog(), builder_recipe(hf_id), {})
 
 

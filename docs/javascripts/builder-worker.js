@@ -29,74 +29,9 @@
 //               (for "compare": {type: "result", id, html, error, explicit, summary, ms}, from
 //               builder.diff.compare.compare_state)
 
-// The Python half of the bridge: JSON text in, JSON text out. The recipe JSON the site
-// publishes carries page-only keys (hf_id, recommended_command, guide, ...); the adapter
-// hands the builder the data keys it knows and nothing else.
-const BRIDGE = `
-import gc
-import json
-from builder.commands.build import Builder
-from builder.views.widget import clicks, page_state
-
-_PAGE_ONLY = {"hf_id", "recommended_command", "guide", "widget_html", "opt_in_features",
-              "hardware_opt_in_features"}
-_data = {}
-
-
-def load(url, text, recipe):
-    data = json.loads(text)
-    if recipe:
-        data = {k: v for k, v in data.items() if k not in _PAGE_ONLY}
-    _data[url] = data
-    # Everything so far (interpreter, modules, the data) lives as long as the worker: keep the
-    # collector from walking it again on every full collection during clicks.
-    gc.collect()
-    gc.freeze()
-
-
-_builders = {}
-_rows = {}
-
-
-def call(catalog_url, recipe_url, pairs_json, base_json="[]"):
-    query = json.loads(pairs_json)  # [key, value] pairs: a repeated key is page_state's to refuse
-    base = dict(json.loads(base_json))
-    key = (catalog_url, recipe_url)
-    if key not in _builders:  # one per recipe: its query-independent work is done once
-        _builders[key] = Builder(_data[catalog_url], _data[recipe_url])
-        _rows[key] = {}  # and each row, pill and line of the widget is made once
-    builder = _builders[key]
-    state = page_state(_data[catalog_url], _data[recipe_url], query, builder, _rows[key], base)
-    return json.dumps({
-        "html": state["html"],
-        "explicit": state["explicit"],
-        "notice": state["notice"],
-        "foreign": state.get("foreign", {}),
-        "after": clicks(builder, state["result"]),  # what the worker works out ahead
-    })
-
-
-def compare(catalog_url, recipe_url, query_json, text, base_json="[]"):
-    from builder.diff.compare import compare_state
-    return json.dumps(compare_state(_data[catalog_url], _data[recipe_url],
-                                    json.loads(query_json), text, dict(json.loads(base_json))))
-
-
-def load_deployments(url, text):
-    # /<hf_id>/deployments.json: the builder's input is its "data".
-    _data[url] = json.loads(text)["data"]
-
-
-def dynamo_call(url, query_json):
-    from builder.views.dynamo import page_state as dynamo_state
-
-    state = dynamo_state(_data[url], json.loads(query_json))
-    return json.dumps({
-        "html": state["html"],
-        "explicit": state["explicit"],
-        "notice": state["notice"],
-    })
-`;
+// The Python half of the bridge is builder/bridge.py (`PageBridge`): JSON text in, JSON text
+// out. It drops the recipe document's page-only keys and keeps one Builder per recipe.
+const BRIDGE_IMPORT = "from builder.bridge import PageBridge";
 
 const BUILDER_ROOT = "/rb";
 const FIX =
@@ -261,7 +196,7 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   if (bytes) {
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
-      pyodide.runPython("import builder.views.widget");
+      pyodide.runPython(BRIDGE_IMPORT);
       snapshot = true;
     } catch (error) {
       console.warn("recipe builder: the boot snapshot did not load; starting Python anew", error);
@@ -274,14 +209,15 @@ async function boot({ pyodideURL, builderURL, hold = false }) {
   }
   phase("python started");
   const scope = pyodide.toPy({});
-  pyodide.runPython(BRIDGE, { globals: scope });
-  // Take the functions once, for the tab (each attribute access makes a new proxy).
+  pyodide.runPython(`${BRIDGE_IMPORT}\nbridge = PageBridge()`, { globals: scope });
+  const python = scope.get("bridge");
+  // Take the methods once, for the worker (each attribute access makes a new proxy).
   const bridge = {
-    load: scope.get("load"),
-    call: scope.get("call"),
-    compare: scope.get("compare"),
-    loadDeployments: scope.get("load_deployments"),
-    dynamoCall: scope.get("dynamo_call"),
+    load: python.load,
+    call: python.call,
+    compare: python.compare,
+    loadDeployments: python.load_deployments,
+    dynamoCall: python.dynamo_call,
   };
   return { pyodide, bridge, started, snapshot };
 }
