@@ -68,7 +68,7 @@ class PageBridge:
             "html": state["html"],
             "explicit": state["explicit"],
             "notice": state["notice"],
-            "foreign": state.get("foreign", {}),
+            "foreign": state["foreign"],
             "after": clicks(builder, state["result"]),
         })
 

@@ -4,6 +4,7 @@ options: a variable set again keeps its first position and takes the later value
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from .types import EnvSource, Origin
 
@@ -16,7 +17,9 @@ class EnvMap:
 
     def set(self, name: str, value: str, origin: Origin) -> None:
         old = self._vars.get(name)
-        replaced = [] if old is None else [*old[2], {"value": old[0], **old[1]}]
+        # An Origin's values are strings; a checker reads `**origin` as objects.
+        replaced = [] if old is None else [*old[2], {"value": old[0],
+                                                     **cast("dict[str, str]", old[1])}]
         self._vars[name] = (value, origin, replaced)
 
     def update(self, mapping: Mapping[str, str], origin: Origin) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import cast
 
 from ..errors import SelectionError
 from ..types import Command, Data, Note, Result
@@ -28,7 +29,14 @@ from .install import install_choices, install_refusals
 from .kv_offload import offload_volumes
 from .needed_files import in_container, mounts, on_host, rewrite
 from .omni import omni_request
-from .selection import _Resolver, canonical_query, feature_reason, mode_reason, parse_query
+from .selection import (
+    Resolver,
+    canonical_query,
+    feature_reason,
+    mode_reason,
+    parse_query,
+    unavailable_with,
+)
 
 __all__ = ["Builder", "build", "published", "refuse_retired", "render", "render_commands",
            "retired_reason", "typed_selection"]
@@ -70,7 +78,7 @@ class Builder:
         refuse_retired(recipe)
         self.catalog = catalog
         self.recipe = recipe
-        self.resolver = _Resolver(catalog, recipe)
+        self.resolver = Resolver(catalog, recipe)
         self._default: dict[str, str] | None = None
         self._renders = renders
 
@@ -94,7 +102,7 @@ class Builder:
         query, _ = canonical_query(self.recipe, {**(base or {}), **query})
         explicit = parse_query(self.catalog, self.recipe, query, self.resolver.choices)
         selection = self.resolver.run(explicit)
-        reasons = self.resolver.unavailable(explicit, selection) if unavailable else {}
+        reasons = unavailable_with(self.resolver, explicit, selection) if unavailable else {}
         if self._renders is None:
             result = render(self.catalog, self.recipe, selection, reasons)
         else:
@@ -102,7 +110,8 @@ class Builder:
             rendered = self._renders.get(key)
             if rendered is None:
                 rendered = self._renders[key] = render(self.catalog, self.recipe, selection)
-            result = {**rendered, "unavailable": reasons}  # type: ignore[assignment]
+            result = rendered.copy()  # shares its commands with the kept rendering
+            result["unavailable"] = reasons
         result["notes"] = [*self.turned_off(explicit, selection), *result["notes"]]
         return result
 
@@ -156,7 +165,7 @@ def render(
     written = deploy.render(ctx)
     files = recipe.get("files", {})
     pip = "pip" not in install_refusals(ctx)
-    commands = []
+    commands: list[Command] = []
     for command in written:
         # The Docker form names the container's paths; `argv` the pip install's (the
         # container's where there is no pip install): see files.py.
@@ -212,7 +221,8 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
     notes: list[Note] = []
     hw_note = ctx.recipe.get("hardware_notes", {}).get(ctx.hw_id)
     if hw_note:
-        notes.append({k: v for k, v in hw_note.items() if v is not None})  # type: ignore[misc]
+        # A recipe's hardware note has a Note's keys (the schema's HardwareNote).
+        notes.append(cast(Note, {k: v for k, v in hw_note.items() if v is not None}))
     names: list[str] = []
     for command in commands:
         for token in [*command["argv"], *command["env"].values()]:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..shell import command_text, env_lines
-from ..types import Command, Dependency
+from ..types import Command, Dependency, OptionSource
 from ..vllm_release import SOURCE_TREE_DIRS, VLLM_VERSION, source_url
 
 __all__ = ["CONTAINER_DIR", "PATH_OPTIONS", "fetch_steps", "image_files", "in_container",
@@ -84,14 +84,16 @@ def rewrite(command: Command, path: Callable[[str], str]) -> Command:
         return command
     text = command_text(argv, 3)
     sources = command["sources"]
-    args = []
+    args: list[OptionSource] = []
     for source in sources["args"]:
         option = list(source["option"])
         for index, _, value in path_values(option):
             option[index] = option[index].replace(value, path(value), 1)
         args.append({**source, "option": option})
+    rewritten = sources.copy()
+    rewritten["args"] = args
     return {**command, "argv": argv, "text": text, "shell": env_lines(command["env"]) + text,
-            "sources": {**sources, "args": args}}  # type: ignore[typeddict-item]
+            "sources": rewritten}
 
 
 def _used(argvs: list[list[str]]) -> list[str]:

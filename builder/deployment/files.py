@@ -332,7 +332,7 @@ def _container(command: Command, image: str, resource: str | None, devices: int,
     if script is None:
         container["command"] = command["argv"][:2]
         container["args"] = command["argv"][2:]
-        env = [{"name": k, "value": v} for k, v in command["env"].items()]
+        env: list[Data] = [{"name": k, "value": v} for k, v in command["env"].items()]
     else:
         container["command"] = ["/bin/sh", "-c"]
         container["args"] = [script]
@@ -474,7 +474,7 @@ def deploy_file(catalog: Data, recipe: Data, result: Result, fmt: str, *,
     except _Refused as refused:
         entry["reason"] = refused.reason
         return entry
-    entry.update(available=True, text=text, usage=usage)
+    entry["available"], entry["text"], entry["usage"] = True, text, usage
     return entry
 
 

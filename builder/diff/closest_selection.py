@@ -257,7 +257,7 @@ def join_configuration(catalog: Data, recipe: Data, configuration: Mapping[str, 
     best = score(explicit)
     assert best is not None, "join_hardware() checked that the hardware resolves"
     while True:
-        move = None
+        move: tuple[float, dict[str, str]] | None = None
         for key in keys:
             for value in options[key]:
                 if explicit.get(key) == value:

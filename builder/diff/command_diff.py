@@ -517,7 +517,9 @@ def _kind(key: str) -> str:
 
 def _flag_entry(key: str, ours: tuple[str, Any] | None,
                 theirs: tuple[str, Any] | None) -> ValueDiff:
-    name = (ours or theirs)[0]  # type: ignore[index]
+    either = ours or theirs
+    assert either is not None, "an option one of the two commands sets"
+    name = either[0]
     if name in SHORT_FLAGS:
         name = SHORT_FLAGS[name]
     a = ours[1] if ours else None
@@ -579,13 +581,19 @@ def claim_key(claim: str) -> str:
     return option_identity(claim)[0]
 
 
+def _with_status(entry: ValueDiff, status: str) -> ValueDiff:
+    changed = entry.copy()
+    changed["status"] = status
+    return changed
+
+
 def _kept_entry(entry: ValueDiff, kept: frozenset[str], *, env: bool = False) -> ValueDiff:
     """`entry` with the kept claims that differ marked `recipe_changed` (see `mark_kept`)."""
     key = f"${entry['key']}" if env else entry["key"]
     if entry["status"] in ("equal", "removed"):  # a kept claim names what the command sets
         return entry
     if key in kept:
-        keys = [{**k, "status": "recipe_changed"} if k["status"] != "equal" else k
+        keys = [_with_status(k, "recipe_changed") if k["status"] != "equal" else k
                 for k in entry["keys"]]
         return {**entry, "status": "recipe_changed", "keys": keys}
     if entry["keys"]:

@@ -97,14 +97,13 @@ def compare_state(catalog: Data, recipe: Data,
     `base` are the builder widget's (`view.page_state`): on a variant's page the command is
     compared with that variant's."""
     state = page_state(catalog, recipe, query, base=base)
-    explicit: dict[str, str] = state["explicit"]  # type: ignore[assignment]
+    explicit = state["explicit"]
     try:
         command = parse_command(text)
     except CommandError as error:
         return {"html": error_html(str(error)), "error": str(error), "explicit": explicit,
                 "summary": ""}
-    comparison = compare_result(state["result"], command,  # type: ignore[arg-type]
-                                {**(base or {}), **explicit})
+    comparison = compare_result(state["result"], command, {**(base or {}), **explicit})
     return {
         "html": comparison_html(comparison, str(state["notice"])),
         "error": "",

@@ -29,7 +29,7 @@ def _code(text: str | None) -> str:
 
 
 def _value(entry: ValueDiff, side: str) -> str:
-    text = entry[side]  # type: ignore[literal-required]
+    text = entry["recipe"] if side == "recipe" else entry["command"]
     if entry["keys"] and entry["status"] == "changed" and text is not None:
         n = len(entry["keys"])
         return f'<span class="cdiff-none">JSON object, {n} key{"s" if n != 1 else ""}</span>'

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from ..commands.build import Builder
 from ..commands.deploy_types import deploy_type
@@ -34,7 +34,7 @@ from ..commands.omni_tasks import TASK
 from ..commands.selection import canonical_query, choices, parse_query
 from ..errors import QUOTE_MAX, SelectionError, cut, printable, quoted, shown
 from ..html_text import escape
-from ..types import Command, Data, Result
+from ..types import Command, Data, Result, Sources
 from ..vocabulary import (
     CONNECTORS,
     FOREIGN_KEYS,
@@ -77,11 +77,21 @@ def _dropped(key: str, value: str, reason: str) -> str:
     return cut(f"{shown(key)}={shown(value)} ({printable(reason)})", ITEM_MAX)
 
 
+class PageState(TypedDict):
+    """What the page shows for a URL query (see `page_state`)."""
+
+    explicit: dict[str, str]
+    notice: str
+    foreign: dict[str, str]
+    result: Result
+    html: str
+
+
 def page_state(catalog: Data, recipe: Data,
                query: Mapping[str, str] | Sequence[Sequence[str]],
                builder: Builder | None = None,
                cache: RowCache | None = None,
-               base: Mapping[str, str] | None = None) -> dict[str, object]:
+               base: Mapping[str, str] | None = None) -> PageState:
     """What the page shows for a URL query (a mapping, or the URL's [key, value] pairs in
     order): bad keys/values are dropped with a notice, and so is a key given more than once
     (the command line refuses it too). The notice names at most NOTICE_ITEMS of them, each
@@ -99,7 +109,8 @@ def page_state(catalog: Data, recipe: Data,
     dropped), `foreign` (the keys of other widgets and of the theme, untouched), `result` and
     `html`.
     """
-    pairs = list(query.items()) if isinstance(query, Mapping) else [tuple(p) for p in query]
+    pairs: list[tuple[str, ...]] = (list(query.items()) if isinstance(query, Mapping)
+                                    else [tuple(p) for p in query])
     start = dict(base or {})
     counts: dict[str, int] = {}
     for key, _ in pairs:
@@ -391,10 +402,11 @@ def _why(command: Command, cache: RowCache | None = None) -> list[str]:
     """Each option and variable of a command with the recipe field (or builder rule) that
     set it, and what it replaced: a disclosure under the block (readable without hover).
     Each line is made once per `cache` (most lines are the same from click to click)."""
-    sources = command.get("sources") or {}
+    sources = command.get("sources") or Sources(args=[], env={})
     items = []
     for name, origin in (sources.get("env") or {}).items():
-        memo = ("env", name, origin["value"], origin["path"], origin["layer"], origin["file"])
+        memo: tuple[object, ...] = ("env", name, origin["value"], origin["path"],
+                                    origin["layer"], origin["file"])
         item = cache.get(memo) if cache is not None else None
         if item is None:
             item = (f'<li><code>{escape(name)}={escape(origin["value"])}</code> '
@@ -402,9 +414,9 @@ def _why(command: Command, cache: RowCache | None = None) -> list[str]:
             if cache is not None:
                 cache[memo] = item
         items.append(item)
-    for origin in sources.get("args") or []:
-        olds = origin.get("replaced") or []
-        memo = ("arg", tuple(origin["option"]), origin["path"], origin["layer"], origin["file"],
+    for arg in sources.get("args") or []:
+        olds = arg.get("replaced") or []
+        memo = ("arg", tuple(arg["option"]), arg["path"], arg["layer"], arg["file"],
                 *((tuple(old["option"]), old["merged"], old["path"], old["layer"], old["file"])
                   for old in olds))
         item = cache.get(memo) if cache is not None else None
@@ -413,7 +425,7 @@ def _why(command: Command, cache: RowCache | None = None) -> list[str]:
                 f'<li class="rb-lines-old">{"merged into" if old["merged"] else "replaced"} '
                 f'<code>{escape(" ".join(old["option"]))}</code> {_source(old)}</li>'
                 for old in olds)
-            item = (f'<li><code>{escape(" ".join(origin["option"]))}</code> {_source(origin)}'
+            item = (f'<li><code>{escape(" ".join(arg["option"]))}</code> {_source(arg)}'
                     + (f"<ul>{replaced}</ul>" if replaced else "") + "</li>")
             if cache is not None:
                 cache[memo] = item

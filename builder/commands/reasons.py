@@ -1,0 +1,197 @@
+"""Why a choice cannot be picked: one function per kind of choice (strategy, nodes, KV
+connector, feature, mode, frontend), each returning the sentence the page shows beside the
+disabled pill and the CLI prints, or None when the choice can be picked. The resolver asks
+them (`resolver.py`) and keeps their answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from ..hardware_keys import most_specific
+from ..types import Data
+from ..vocabulary import (
+    CONNECTORS,
+    FRONTENDS,
+    feature_label,
+)
+from .deploy_types import MAX_NODES, deploy_type
+from .offering import label
+from .pd import connector_choices
+from .query import fits_one_node, node_memory_gb, node_range, recipe_strategies
+
+__all__ = ["connector_reason", "default_frontend", "feature_reason", "frontend_reason",
+           "mode_reason", "nodes_reason", "opt_in", "strategy_reason"]
+
+AVAILABLE = ("verified", "supported", "experimental")
+"""Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
+
+
+def strategy_reason(
+    catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
+    offered: Collection[str] | None = None,
+) -> str | None:
+    """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can.
+    `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it."""
+    hw = catalog["hardware"][hw_id]
+    variant = recipe["variants"][variant_id]
+    strategy = catalog["strategies"][strategy_id]
+    name, hw_name = strategy["display_name"], hw["display_name"]
+    omni = deploy_type(strategy).omni
+    if bool(recipe.get("omni")) != omni:
+        return (f"{name} is for generation models served by vLLM-Omni" if omni else
+                f"a vLLM-Omni generation model runs as one server on one node, not {name}")
+    if strategy_id not in (recipe_strategies(catalog, recipe) if offered is None else offered):
+        return f"this recipe does not offer {name}"
+    declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
+    if declared == "unsupported":
+        return f"this recipe does not offer {name} on {hw_name}"
+    deploy = deploy_type(strategy)
+    if declared not in AVAILABLE:
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw)
+        if problem:
+            return problem
+    problem = deploy.reason(catalog, recipe, hw_id, variant_id)
+    if problem:
+        return problem
+    if deploy.one_node:
+        return None
+    low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                                 "strategy": strategy_id})
+    if low > MAX_NODES:
+        return (f"{label(variant_id, variant)} needs {low} {hw_name} nodes with {name}; the "
+                f"builder lays out at most {MAX_NODES}")
+    return None
+
+
+def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
+                  hw: Data) -> str | None:
+    """The strategy's own hardware rules (`hardware_match`)."""
+    match = strategy["hardware_match"]
+    name, hw_name = strategy["display_name"], hw["display_name"]
+    arch = match.get("architecture")
+    if arch and arch != recipe["model"]["architecture"]:
+        return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
+    gpus = hw["gpu_count"]
+    # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`).
+    fits = deploy_type(strategy).omni or fits_one_node(variant, hw)
+    if not match.get("multi_node", False):
+        if gpus < match.get("min_gpus", 1):
+            return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
+        if match.get("max_gpus") and gpus > match["max_gpus"]:
+            return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
+        if not fits:
+            scale = ("pick a multi-node strategy" if hw.get("scalable", True)
+                     else f"a {hw_name} cannot join a multi-node deployment")
+            return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
+                    f"{hw_name} node has {node_memory_gb(hw)} GB; {scale}")
+        return None
+    if not hw.get("scalable", True):
+        return f"a {hw_name} cannot join a multi-node deployment"
+    if match.get("only_when_oversize") and fits:
+        return f"the model fits on one {hw_name} node, so {name} is not needed"
+    return None
+
+
+
+def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int,
+                 span: tuple[int, int] | None = None) -> str | None:
+    """Why `nodes` nodes cannot be picked for `sel`; `span`: its `node_range`, when the
+    caller has it (the Nodes row asks for every count)."""
+    low, high = node_range(catalog, recipe, sel) if span is None else span
+    strategy = catalog["strategies"][sel["strategy"]]
+    name = strategy["display_name"]
+    if (low <= nodes <= high and deploy_type(strategy).power_of_two(strategy)
+            and nodes & (nodes - 1)):
+        return (f"{name} spans every GPU with one tensor-parallel group, whose size must divide "
+                "the attention heads: pick a power-of-two node count")
+    if low <= nodes <= high:
+        return None
+    if low == high:
+        return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
+    if nodes < low and low > 2:
+        hw = catalog["hardware"][sel["hardware"]]
+        variant = recipe["variants"][sel["variant"]]
+        return (f"{label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
+                f"least {low} {hw['display_name']} nodes ({node_memory_gb(hw)} GB each)")
+    return f"{name} here runs on {low} to {high} nodes"
+
+
+def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
+                     connector: str) -> str | None:
+    """Why the prefill/decode KV connector `connector` cannot be picked."""
+    strategy = catalog["strategies"][sel["strategy"]]
+    name = CONNECTORS[connector].label
+    if not deploy_type(strategy).picks_connector:
+        return (f"{name} is a prefill/decode KV connector; {strategy['display_name']} does "
+                "not split prefill and decode")
+    hw_id = sel["hardware"]
+    offered = connector_choices(recipe, hw_id, catalog["hardware"][hw_id])
+    if connector not in offered:
+        hw_name = catalog["hardware"][hw_id]["display_name"]
+        names = ", ".join(CONNECTORS[c].label for c in offered)
+        return f"this recipe offers {names} for prefill/decode on {hw_name}, not {name}"
+    return None
+
+
+def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str) -> str | None:
+    """Why feature `fid` cannot be on for the hardware/variant/strategy in `sel`."""
+    feature = recipe["features"][fid]
+    hw_id = sel["hardware"]
+    hw = catalog["hardware"][hw_id]
+    name = feature_label(fid, feature)
+    if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
+        return f"{name} is not supported on {hw['display_name']}"
+    strategies = feature.get("strategies")
+    if strategies is not None and sel["strategy"] not in strategies:
+        strategy_name = catalog["strategies"][sel["strategy"]]["display_name"]
+        return f"{name} is not offered with {strategy_name}"
+    modes = feature.get("modes")
+    if modes:
+        reasons = [mode_reason(catalog, recipe, sel, fid, mid) for mid in modes]
+        if all(reasons):
+            return reasons[0]
+    return None
+
+
+def mode_reason(
+    catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str, mode_id: str
+) -> str | None:
+    mode = recipe["features"][fid]["modes"][mode_id]
+    hw_id = sel["hardware"]
+    hw = catalog["hardware"][hw_id]
+    allowed = mode.get("variants")
+    if allowed is not None and sel["variant"] not in allowed:
+        names = " or ".join(label(v, recipe["variants"][v]) for v in allowed)
+        return f"{mode['label']} needs the {names} checkpoint (Variant row)"
+    if most_specific(mode.get("hardware", {}), hw_id, hw) == "unsupported":
+        return f"{mode['label']} is not supported on {hw['display_name']}"
+    return None
+
+
+def frontend_reason(catalog: Data, sel: Mapping[str, str], frontend: str) -> str | None:
+    """Why `frontend` cannot serve the strategy in `sel` (its deploy type runs one frontend
+    only: vLLM-Omni's own API server); None when it can."""
+    fixed = deploy_type(catalog["strategies"][sel["strategy"]]).frontend
+    if fixed is not None and frontend != fixed:
+        return (f"vLLM-Omni serves its routes from its own {FRONTENDS[fixed].label} "
+                f"API server, not the {FRONTENDS[frontend].label} frontend")
+    return None
+
+
+def default_frontend(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> str:
+    """The recipe's `default_frontend`, else the deploy type's one frontend (Python for
+    vLLM-Omni), else Rust."""
+    if recipe["model"].get("default_frontend"):
+        return str(recipe["model"]["default_frontend"])
+    return deploy_type(catalog["strategies"][sel["strategy"]]).frontend or "rust"
+
+
+def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
+    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it)."""
+    value = recipe["features"][fid].get("opt_in", False)
+    if isinstance(value, bool):
+        return value
+    hw = catalog["hardware"][hw_id]
+    return most_specific(dict.fromkeys(value, True), hw_id, hw) is not None
+

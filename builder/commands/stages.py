@@ -1,0 +1,274 @@
+"""The stages of a resolution, in order: each reads the explicit choices and what the stages
+before it decided (`sel`), and either fills its keys into `sel` or raises the SelectionError
+that the page shows beside the pill and the CLI prints. `STAGES` lists them; the first ones
+(`PREFIX` keys: hardware and variant, strategy, a vLLM-Omni task) decide what every later
+stage depends on, which is what lets the resolver keep a prefix per explicit value.
+
+    hardware    the hardware and variant: both explicit, or the first variant that runs on the
+                hardware (preferring one some strategy serves), or the variant's default hardware
+    strategy    the explicit one if it serves them, else the recipe's first that does
+    task        a vLLM-Omni recipe's task: the explicit one, else the first that fits
+    nodes       the explicit count, else the fewest the strategy runs on
+    pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
+    kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
+    features    each feature: explicit, or its default (a variant's mode, opt-in, on), then
+                `exclusive_features` groups keep one
+    frontend    the explicit one, else the recipe's, the deploy type's or Rust
+    install     the explicit method, else pip where it is offered, else Docker
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from ..errors import SelectionError
+from ..vocabulary import OFF, ON, feature_label
+from .deploy_types import deploy_type
+from .kv_offload import KV_OFFLOAD
+from .offering import label, recipe_support
+from .omni_tasks import TASK
+from .pd import PD_CONNECTOR, connector_choices
+from .query import node_range
+from .reasons import connector_reason, default_frontend, frontend_reason, nodes_reason, opt_in
+
+if TYPE_CHECKING:
+    from .resolver import Resolver
+
+__all__ = ["LATER", "PREFIX", "STAGES", "Stage", "exclusive_conflict", "stage_index"]
+
+Stage = Callable[["Resolver", Mapping[str, str], dict[str, str], "str | None"], None]
+"""A stage: (resolver, explicit choices, the selection so far, the key being tried)."""
+
+
+def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+    catalog, recipe = r.catalog, r.recipe
+    hardware, variants = catalog["hardware"], recipe["variants"]
+    hw_id, variant_id = explicit.get("hardware"), explicit.get("variant")
+    if hw_id is not None and variant_id is not None:
+        problem = r.variant_reason(variant_id, hw_id)
+        if problem:
+            runs = [hardware[h]["display_name"] for h in r.runs_on(variant_id)]
+            raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
+    elif hw_id is not None:
+        # The first variant that runs here, preferring one some strategy can serve (a
+        # checkpoint too big for a workstation gives way to a smaller one).
+        # (Lazily: the variants after the one picked are not looked at.)
+        first = None
+        for candidate in variants:
+            if r.variant_reason(candidate, hw_id) is not None:
+                continue
+            first = first or candidate
+            if r.first_strategy(hw_id, candidate) is not None:
+                variant_id = candidate
+                break
+        else:
+            variant_id = first
+        if variant_id is None:
+            support = recipe_support(recipe, hw_id, hardware[hw_id])
+            raise SelectionError("hardware", (
+                f"this recipe is not offered on {hardware[hw_id]['display_name']}"
+                if support is None else f"no checkpoint of this recipe runs on "
+                f"{hardware[hw_id]['display_name']}"))
+    else:
+        variant_id = variant_id or "default"
+        hw_id = r.default_hardware(variant_id)
+        if hw_id is None:
+            raise SelectionError(
+                "variant", f"{label(variant_id, variants[variant_id])} runs on no hardware")
+    sel["hardware"], sel["variant"] = hw_id, variant_id
+
+
+def pick_task(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+              focus: str | None) -> None:
+    """A vLLM-Omni recipe's task: the one asked for, else the first that fits here."""
+    tasks = r.tasks
+    if not tasks:
+        return
+    wanted = explicit.get(TASK)
+    reasons = {}
+    for task_id in [wanted] if wanted is not None else tasks:
+        reasons[task_id] = r.task_reason(sel, task_id)
+        if reasons[task_id] is None:
+            sel[TASK] = task_id
+            return
+    if wanted is not None:
+        reason = reasons[wanted]
+        assert reason is not None, "a task that fits returned above"
+        raise SelectionError(TASK, reason)
+    hw_name = r.catalog["hardware"][sel["hardware"]]["display_name"]
+    raise SelectionError("hardware", f"no task of this recipe fits on {hw_name}: "
+                                     f"{reasons[tasks[0]]}")
+
+
+def pick_strategy(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+    hw_id, variant_id = sel["hardware"], sel["variant"]
+    sid = explicit.get("strategy")
+    if sid is not None:
+        problem = r.strategy_reason(hw_id, variant_id, sid)
+        if problem:
+            raise SelectionError("strategy", problem)
+        sel["strategy"] = sid
+        return
+    first = r.first_strategy(hw_id, variant_id)
+    if first is not None:
+        sel["strategy"] = first
+        return
+    hw_name = r.catalog["hardware"][hw_id]["display_name"]
+    variant = r.recipe["variants"][variant_id]
+    raise SelectionError("hardware", f"no serving strategy of this recipe serves "
+                         f"{label(variant_id, variant)} on {hw_name}")
+
+
+def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+               focus: str | None) -> None:
+    low, _ = node_range(r.catalog, r.recipe, sel)
+    nodes = int(explicit.get("nodes", low))
+    problem = nodes_reason(r.catalog, r.recipe, sel, nodes)
+    if problem:
+        raise SelectionError("nodes", problem)
+    sel["nodes"] = str(nodes)
+
+
+def pick_pd_connector(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                      focus: str | None) -> None:
+    wanted = explicit.get(PD_CONNECTOR)
+    if wanted is not None:
+        problem = connector_reason(r.catalog, r.recipe, sel, wanted)
+        if problem:
+            raise SelectionError(PD_CONNECTOR, problem)
+        sel[PD_CONNECTOR] = wanted
+    elif deploy_type(r.catalog["strategies"][sel["strategy"]]).picks_connector:
+        hw_id = sel["hardware"]
+        sel[PD_CONNECTOR] = connector_choices(
+            r.recipe, hw_id, r.catalog["hardware"][hw_id])[0]
+
+
+def pick_kv_offload(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                    focus: str | None) -> None:
+    if not r.recipe.get("kv_offload_support"):
+        return
+    tier = explicit.get(KV_OFFLOAD, OFF)
+    problem = r.offload_reason(sel, tier)
+    if problem:
+        raise SelectionError(KV_OFFLOAD, problem)
+    sel[KV_OFFLOAD] = tier
+
+
+def pick_features(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+    catalog, recipe, features = r.catalog, r.recipe, r.features
+    variant = recipe["variants"][sel["variant"]]
+    for fid in features:
+        value = explicit.get(fid)
+        if value == OFF:
+            sel[fid] = OFF
+            continue
+        reason = r.feature_reason(sel, fid)
+        if value is None:
+            wanted = variant.get("default_modes", {}).get(fid)
+            if reason is None and wanted and not r.mode_reason(sel, fid, wanted):
+                sel[fid] = wanted
+            elif reason is None and not opt_in(recipe, catalog, fid, sel["hardware"]):
+                has_modes = bool(features[fid].get("modes"))
+                sel[fid] = pick_mode(r, sel, fid) if has_modes else ON
+            else:
+                sel[fid] = OFF
+            continue
+        if reason is not None:
+            raise SelectionError(fid, reason)
+        if value == ON:
+            sel[fid] = pick_mode(r, sel, fid) if features[fid].get("modes") else ON
+        else:
+            mode_problem = r.mode_reason(sel, fid, value)
+            if mode_problem:
+                raise SelectionError(fid, mode_problem)
+            sel[fid] = value
+    conflict = exclusive_conflict(r, explicit, focus)
+    if conflict is not None:
+        raise conflict
+    for group in recipe.get("exclusive_features", []):
+        chosen = [f for f in group if explicit.get(f, OFF) != OFF]
+        keep = chosen[0] if chosen else next((f for f in group if sel[f] != OFF), None)
+        for fid in group:
+            if fid != keep:
+                sel[fid] = OFF
+
+
+def pick_mode(r: Resolver, sel: Mapping[str, str], fid: str) -> str:
+    feature = r.features[fid]
+    variant = r.recipe["variants"][sel["variant"]]
+    candidates = [variant.get("default_modes", {}).get(fid), feature.get("default_mode")]
+    candidates += list(feature["modes"])
+    for mode_id in candidates:
+        if mode_id and r.mode_reason(sel, fid, mode_id) is None:
+            return mode_id
+    raise AssertionError("feature_reason() guarantees an available mode")
+
+
+def pick_frontend(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                  focus: str | None) -> None:
+    frontend = explicit.get("frontend") or default_frontend(r.catalog, r.recipe, sel)
+    problem = frontend_reason(r.catalog, sel, frontend)
+    if problem:
+        raise SelectionError("frontend", problem)
+    sel["frontend"] = frontend
+
+
+def pick_install(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                 focus: str | None) -> None:
+    sel["install"] = "pip"
+    refused = r.install_refusals(sel)
+    wanted = explicit.get("install")
+    if wanted is not None:
+        if wanted in refused:
+            raise SelectionError("install", refused[wanted])
+        sel["install"] = wanted
+    elif "pip" in refused:
+        sel["install"] = "docker"
+
+
+def exclusive_conflict(r: Resolver, explicit: Mapping[str, str], focus: str | None
+                       ) -> SelectionError | None:
+    """Two explicit features of one `exclusive_features` group both on: the error,
+    blamed on `focus` when it is one of them (that is the pill that gets disabled)."""
+    for group in r.recipe.get("exclusive_features", []):
+        chosen = [f for f in group if explicit.get(f, OFF) != OFF]
+        if len(chosen) > 1:
+            blamed = focus if focus is not None and focus in chosen else chosen[-1]
+            other = next(f for f in chosen if f != blamed)
+            other_label = feature_label(other, r.features[other])
+            return SelectionError(
+                blamed,
+                f"mutually exclusive with {other} ({other_label}); turn {other} off first",
+            )
+    return None
+
+
+STAGES: tuple[tuple[str, Stage], ...] = (
+    ("hardware", pick_hardware),
+    ("strategy", pick_strategy),
+    (TASK, pick_task),
+    ("nodes", pick_nodes),
+    (PD_CONNECTOR, pick_pd_connector),
+    (KV_OFFLOAD, pick_kv_offload),
+    ("features", pick_features),
+    ("frontend", pick_frontend),
+    ("install", pick_install),
+)
+"""(the key a stage fills, the stage), in the order they run."""
+PREFIX = ("hardware", "variant", "strategy", TASK)
+"""The keys of the first stages; the later stages depend on them, not the reverse."""
+LATER = [key for key, _ in STAGES].index(TASK) + 1
+"""Index in `STAGES` of the first stage after the prefix."""
+
+
+def stage_index(features: Mapping[str, object]) -> dict[str, int]:
+    """Selection key → the index in `STAGES` of the stage it enters (a variant the hardware
+    stage's, a feature the features stage's)."""
+    index = {key: number for number, (key, _) in enumerate(STAGES)}
+    index["variant"] = index["hardware"]
+    index.update(dict.fromkeys(features, index["features"]))
+    return index
