@@ -209,3 +209,16 @@ def test_builder_packages_say_what_they_own() -> None:
     missing = [str(p.relative_to(ROOT)) for p in (ROOT / "builder").rglob("__init__.py")
                if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
     assert missing == []
+
+
+def test_the_package_map_names_every_builder_package() -> None:
+    """CONTRIBUTING's package map and the builder's packages are the same list."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    mapped = set(re.findall(r"^\| `builder/(\w+)/` \|", section, flags=re.M))
+    packages = {p.parent.name for p in (ROOT / "builder").glob("*/__init__.py")}
+    assert mapped == packages
+    shared = re.search(r"^\| `builder/` \(top level\) \|(.*)\|$", section, flags=re.M)
+    assert shared is not None
+    named = set(re.findall(r"`(\w+)(?:\.py)?`", shared.group(1)))
+    assert named == {p.stem for p in (ROOT / "builder").glob("*.py")} - {"__init__"}
