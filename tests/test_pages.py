@@ -157,7 +157,8 @@ def _assets(site: BuiltSite, path: str) -> set[str]:
 OWN = {
     "home": {"stylesheets/browse.css", "javascripts/browse.js"},
     "model": {"stylesheets/builder.css", "stylesheets/configurations.css",
-              "javascripts/recipe-builder.js", "javascripts/compare.js"},
+              "javascripts/recipe-builder.js", "javascripts/compare.js",
+              "javascripts/builder-client.js"},
     "dynamo": {"stylesheets/dynamo.css", "javascripts/dynamo.js"},
     "configurations": {"stylesheets/configurations.css", "javascripts/configurations.js"},
 }

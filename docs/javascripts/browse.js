@@ -11,7 +11,7 @@
 // instant navigation back to the home page works. An ES module: the home page's own
 // (mkdocs.yml extra.page_assets), run once per tab.
 
-import { onPage } from "./site.js";
+import { mount } from "./site.js";
 
 (function () {
   "use strict";
@@ -281,16 +281,14 @@ import { onPage } from "./site.js";
 
   let current = null;
 
-  function wireAll() {
-    const root = document.querySelector("[data-rcp-browse]");
-    if (!root || root.rcpBrowse) return;
-    root.rcpBrowse = current = new Browse(root);
-    current.wire();
-  }
 
   window.addEventListener("popstate", () => {
     if (current) current.popped();
   });
 
-  onPage(wireAll);
+  mount("[data-rcp-browse]", "rcpBrowse", (root) => {
+    current = new Browse(root);
+    current.wire();
+    return current;
+  });
 })();

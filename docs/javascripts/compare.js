@@ -9,8 +9,8 @@
 // run again against the new selection. Its data URLs are relative to the page, as the
 // widget's are, so the site works under any sub-path.
 
-import { callPython } from "./recipe-builder.js";
-import { onPage } from "./site.js";
+import { callPython } from "./builder-client.js";
+import { mount } from "./site.js";
 
 // [key, value] pairs, as the widget sends them: no object keys ("__proto__" is a key like any).
 function queryFromURL() {
@@ -100,10 +100,4 @@ class CompareBox {
   }
 }
 
-function wire() {
-  for (const element of document.querySelectorAll(".cmp-box")) {
-    if (!element.cmpBox) element.cmpBox = new CompareBox(element);
-  }
-}
-
-onPage(wire);
+mount(".cmp-box", "cmpBox", (element) => new CompareBox(element));

@@ -4,7 +4,7 @@
 // (site_plugins/recipes/configurations.py); this only hides, shows and copies. An ES
 // module: the catalogue page's own (mkdocs.yml extra.page_assets), run once per tab.
 
-import { onPage } from "./site.js";
+import { mount } from "./site.js";
 
 (function () {
   "use strict";
@@ -84,10 +84,7 @@ import { onPage } from "./site.js";
     }, 1500);
   }
 
-  function wire() {
-    const root = document.querySelector("[data-cfg-catalogue]");
-    if (!root || root.dataset.wired) return;
-    root.dataset.wired = "true";
+  function wire(root) {
     const form = root.querySelector(".cfg-filters");
     readURL(form);
     apply(root);
@@ -117,5 +114,8 @@ import { onPage } from "./site.js";
     if (button) copy(button);
   });
 
-  onPage(wire);
+  mount("[data-cfg-catalogue]", "cfgCatalogue", (root) => {
+    wire(root);
+    return true;
+  });
 })();

@@ -9,8 +9,8 @@
 //   - copies a step's commands, and shows a disabled pill's reason (Python's text) on tap.
 // Pressed, disabled, the reasons, steps, comparison: all of it is in Python's HTML.
 
-import { askPython, copyText, pythonReady } from "./recipe-builder.js";
-import { onPage } from "./site.js";
+import { askPython, pythonReady } from "./builder-client.js";
+import { copyText, mount } from "./site.js";
 
 const PREFIX = "dynamo_";
 const COPIED_MS = 1500;
@@ -153,10 +153,4 @@ class DynamoMount {
   }
 }
 
-function wire() {
-  for (const element of document.querySelectorAll(".dy-mount")) {
-    if (!element.dyMount) element.dyMount = new DynamoMount(element);
-  }
-}
-
-onPage(wire);
+mount(".dy-mount", "dyMount", (element) => new DynamoMount(element));

@@ -25,149 +25,12 @@
 // through document$ (site.js onPage), the worker (and Python in it) lives as long as a tab
 // of the site.
 
-import { onPage } from "./site.js";
+import { askPython, python, startPythonWhenIdle } from "./builder-client.js";
+import { copyText, mount, onPage } from "./site.js";
 
-const SITE = new URL("../", import.meta.url);
-const PYODIDE_URL = new URL("assets/pyodide/", SITE).href;
-const BUILDER_URL = new URL("assets/builder/", SITE).href;
 const COPIED_MS = 1500;
 const SLOW_MS = 10_000;
-const IDLE_TIMEOUT_MS = 3000; // Python starts by then even if the browser is never idle
 
-// ----------------------------------------------------------------------- the worker
-
-const python = {
-  worker: null,
-  phases: null,
-  ready: false,
-  failed: null,
-  calls: new Map(), // id -> {resolve, reject}
-  nextId: 1,
-  listeners: new Set(), // called with no argument when Python is ready or has failed
-};
-
-function fail(error) {
-  if (python.failed || python.ready) return;
-  python.failed = error;
-  console.error("recipe builder: Python failed to start:", error);
-  for (const { reject } of python.calls.values()) reject(new Error(error));
-  python.calls.clear();
-  notify();
-}
-
-function startPython() {
-  if (python.worker || python.failed) return python.worker;
-  if (typeof WebAssembly !== "object") {
-    fail("this browser has no WebAssembly (or it is turned off), which Python needs");
-    return null;
-  }
-  try {
-    python.worker = openWorker();
-  } catch (error) {
-    fail(`this browser cannot start the builder's worker (${error.message})`);
-    return null;
-  }
-  python.worker.onmessage = ({ data }) => {
-    if (data.type === "ready") python.phases = data.phases; // read by benchmarks and tests
-    if (data.type === "ready" || data.type === "result") markReady();
-    if (data.type === "failed") {
-      fail(data.error);
-      return;
-    }
-    const call = python.calls.get(data.id);
-    if (!call) return;
-    python.calls.delete(data.id);
-    if (data.type === "result") call.resolve(data);
-    else call.reject(new Error(data.error));
-  };
-  python.worker.rbWorker.onerror = (event) => {
-    event.preventDefault?.();
-    fail(`${event.message || "the worker script did not load"} (javascripts/builder-worker.js)`);
-  };
-  performance.mark("rb-python-start");
-  python.worker.postMessage({ type: "init", pyodideURL: PYODIDE_URL, builderURL: BUILDER_URL });
-  return python.worker;
-}
-
-// The worker's port (a shared worker's, or a dedicated worker itself), with the worker as
-// `rbWorker`.
-function openWorker() {
-  const url = new URL("builder-worker.js", import.meta.url);
-  const version = document.querySelector('meta[name="rb-worker"]')?.content;
-  const options = { type: "module", name: version || "recipe-builder" };
-  let worker = null;
-  try {
-    if (typeof SharedWorker === "function") worker = new SharedWorker(url, options);
-  } catch {
-    worker = null;
-  }
-  worker = worker || new Worker(url, options);
-  const port = worker.port || worker;
-  port.rbWorker = worker;
-  return port;
-}
-
-function markReady() {
-  if (python.ready) return;
-  python.ready = true;
-  performance.mark("rb-python-ready");
-  notify();
-}
-
-function notify() {
-  for (const listener of python.listeners) listener();
-}
-
-// Python (about 3 MB of WebAssembly and a boot snapshot) is fetched after the page has
-// loaded, once the browser is idle: the page's first paint and first clicks (answered from
-// what the build prerendered) do not share the network or the CPU with it.
-let idleStart = null;
-function startPythonWhenIdle(then) {
-  if (python.worker || python.failed) {
-    then();
-    return;
-  }
-  const callbacks = idleStart ?? (idleStart = []);
-  callbacks.push(then);
-  if (callbacks.length > 1) return;
-  const start = () => {
-    idleStart = null;
-    startPython();
-    for (const callback of callbacks) callback();
-  };
-  const whenIdle = () => {
-    if (typeof requestIdleCallback === "function") {
-      requestIdleCallback(start, { timeout: IDLE_TIMEOUT_MS });
-    } else {
-      setTimeout(start, 0);
-    }
-  };
-  if (document.readyState === "complete") whenIdle();
-  else window.addEventListener("load", whenIdle, { once: true });
-}
-
-// One call to the worker's Python; other widgets of the page (dynamo.js, compare.js) use it
-// too, so a tab runs one Pyodide.
-export function askPython(type, payload) {
-  if (python.failed) return Promise.reject(new Error(python.failed));
-  const worker = startPython();
-  if (!worker) return Promise.reject(new Error(python.failed));
-  const id = python.nextId++;
-  return new Promise((resolve, reject) => {
-    python.calls.set(id, { resolve, reject });
-    worker.postMessage({ type, id, ...payload });
-  });
-}
-
-export function pythonReady() {
-  return python.ready;
-}
-
-// The same call as one message object ({type, ...payload}); compare.js uses this form.
-export function callPython(message) {
-  const { type, ...payload } = message;
-  return askPython(type, payload);
-}
 
 function pageState(mount, pairs) {
   return askPython("page_state", {
@@ -203,32 +66,6 @@ function withChoice(pairs, key, value) {
   const out = pairs.filter(([k]) => k !== key);
   out.push([key, value]);
   return out;
-}
-
-// ----------------------------------------------------------------------- clipboard
-
-export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No async clipboard (insecure origin, denied permission): the old selection trick.
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.style.position = "fixed";
-    area.style.opacity = "0";
-    document.body.append(area);
-    area.select();
-    let ok = false;
-    try {
-      ok = document.execCommand("copy");
-    } catch {
-      ok = false;
-    }
-    area.remove();
-    return ok;
-  }
 }
 
 // ----------------------------------------------------------------------- patching in place
@@ -795,27 +632,18 @@ function selectRole(widget, role) {
 
 window.rbPython = python; // for benchmarks and tests: phases, ready, failed
 
-function mounts() {
-  return [...document.querySelectorAll(".rb-mount")].map((element) => element.rbMount)
-    .filter(Boolean);
-}
-
-function wire() {
-  for (const element of document.querySelectorAll(".rb-mount")) {
-    if (!element.rbMount) element.rbMount = new Mount(element);
-  }
-}
-
 function followURL(url) {
-  for (const mount of mounts()) mount.followURL(url);
+  for (const element of document.querySelectorAll(".rb-mount")) element.rbMount?.followURL(url);
 }
 
+// The theme's location$ tells of URL changes it makes; subscribed once, with the first page
+// (before its widgets are wired, as onPage calls run in order).
 let following = false;
 onPage(() => {
   if (!following && typeof window.location$?.subscribe === "function") {
     following = true;
     window.location$.subscribe((url) => followURL(url));
   }
-  wire();
 });
+mount(".rb-mount", "rbMount", (element) => new Mount(element));
 window.addEventListener("popstate", () => followURL(new URL(location.href)));

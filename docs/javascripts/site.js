@@ -22,6 +22,42 @@ export function onPage(wire) {
   else document.addEventListener("DOMContentLoaded", subscribe, { once: true });
 }
 
+// The one start-up wiring of the site's widgets: every element `selector` finds gets
+// `make(element)` (a widget), kept on the element as `key` so it is made once per element, on
+// the page now shown and after every instant navigation.
+export function mount(selector, key, make) {
+  onPage(() => {
+    for (const element of document.querySelectorAll(selector)) {
+      if (!element[key]) element[key] = make(element);
+    }
+  });
+}
+
+// Copies `text` to the clipboard; true when it worked.
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No async clipboard (insecure origin, denied permission): the old selection trick.
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
 // Wide tables scroll sideways inside the theme's wrapper: let the keyboard reach them.
 function focusableScrollers() {
   for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])")) {
