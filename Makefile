@@ -113,6 +113,7 @@ test: install install-browser install-nginx
 	$(MAKE) -j2 parser-envs
 	$(MAKE) $(FLAGS_FILE)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n auto
 
 test-fast: install
@@ -120,6 +121,7 @@ test-fast: install
 
 lint: install-py
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 schema: install-py
 	$(VENV)/bin/vllm-recipes schema > recipes/schema.json

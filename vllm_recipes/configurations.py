@@ -337,14 +337,15 @@ def _check_vllm(config: Configuration, role: Role) -> list[str]:
     elif not isinstance(spec, dict):
         problems.append("no JSON --speculative-config, speculative_decoding says there is one")
     else:
-        pairs = (("method", declared.method), ("num_speculative_tokens", declared.draft_tokens),
+        pairs: tuple[tuple[str, object], ...] = (
+                 ("method", declared.method), ("num_speculative_tokens", declared.draft_tokens),
                  ("draft_sample_method", declared.draft_sampling),
                  ("rejection_sample_method", declared.rejection_sampling),
                  ("enable_adaptive_verification", declared.adaptive_verification))
-        for key, want in pairs:
-            if want is not None and spec.get(key) != want:
+        for key, said in pairs:
+            if said is not None and spec.get(key) != said:
                 problems.append(f"--speculative-config {key} is {spec.get(key)!r}, "
-                                f"speculative_decoding says {want!r}")
+                                f"speculative_decoding says {said!r}")
     return problems
 
 

@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -42,8 +42,12 @@ __all__ = [
 DEPLOYMENTS_DIR = "deployments"
 """Folder of the deployment files inside the recipe tree."""
 
-Topology = Literal[TOPOLOGIES]  # type: ignore[valid-type]
-DeployKind = Literal[tuple(DEPLOY_KINDS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a Literal built at run time (from the tuples above) is str to a checker
+    Topology: TypeAlias = str
+    DeployKind: TypeAlias = str
+else:
+    Topology = Literal[TOPOLOGIES]
+    DeployKind = Literal[tuple(DEPLOY_KINDS)]
 ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")]
 """A Kubernetes service name (RFC 1123 label)."""
 RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)*$")]
@@ -278,14 +282,14 @@ def check_deployments(data: Deployments, source: YamlFile) -> list[Located]:
     if problems:  # the rest would only repeat the problems above
         return problems
     measured: dict[tuple[str, str, str], int] = {}
-    for number, row in enumerate(data.performance.rows):
+    for number, measured_row in enumerate(data.performance.rows):
         where = ("performance", "rows", number)
-        if _combo(row) not in targets:
-            bad(where, f"{'/'.join(_combo(row))} is not a target")
-        elif _combo(row) in measured:
-            bad(where, f"{'/'.join(_combo(row))} is already performance.rows"
-                f"[{measured[_combo(row)]}]")
-        measured.setdefault(_combo(row), number)
+        combo = _combo(measured_row)
+        if combo not in targets:
+            bad(where, f"{'/'.join(combo)} is not a target")
+        elif combo in measured:
+            bad(where, f"{'/'.join(combo)} is already performance.rows[{measured[combo]}]")
+        measured.setdefault(combo, number)
     return problems
 
 

@@ -303,9 +303,9 @@ def _options(source: _Source) -> dict[str, _Option]:
             found.setdefault(f"--{name.replace('_', '-')}", _Option("FrontendArgs", name))
     for path, text in source.texts.items():
         if path.name == "cli_args.py" and "def make_arg_parser" in text:
-            for node in ast.walk(ast.parse(text)):
-                if isinstance(node, ast.FunctionDef) and node.name == "make_arg_parser":
-                    found.update(_calls(node))
+            for tree_node in ast.walk(ast.parse(text)):
+                if isinstance(tree_node, ast.FunctionDef) and tree_node.name == "make_arg_parser":
+                    found.update(_calls(tree_node))
     return found
 
 

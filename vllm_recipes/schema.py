@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
     AfterValidator,
@@ -77,17 +77,32 @@ EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")]
 Support = Literal["verified", "supported", "experimental", "unsupported"]
 Offer = Literal["supported", "experimental", "unsupported"]
-# Vocabularies the builder's registries hold, read from them (one source of truth; the
-# `type: ignore`s: a Literal built at run time is what pydantic and the JSON schema need,
-# which a static checker cannot follow).
-InstallMethod = Literal[tuple(INSTALL_METHODS)]  # type: ignore[valid-type]
-"""An install method: `builder.vocabulary.INSTALL_METHODS`."""
-DeployTypeId = Literal[tuple(DEPLOY_TYPES)]  # type: ignore[valid-type]
-"""A deploy type: `builder.commands.deploy_types.DEPLOY_TYPES`."""
-FrontendId = Literal[tuple(FRONTENDS)]  # type: ignore[valid-type]
-"""A frontend: `builder.vocabulary.FRONTENDS`."""
-OffloadSupportKey = Literal[tuple(t.support_key for t in OFFLOAD_TIERS.values())]  # type: ignore[misc]
-"""A KV offload tier's key in `kv_offload_support`: `builder.vocabulary.OFFLOAD_TIERS`."""
+# Vocabularies the builder's registries hold, read from them (one source of truth): a Literal
+# of the registry's keys, which pydantic checks and the JSON schema lists. A static checker
+# cannot follow a Literal built at run time, so it sees them as strings.
+if TYPE_CHECKING:
+    InstallMethod: TypeAlias = str
+    DeployTypeId: TypeAlias = str
+    FrontendId: TypeAlias = str
+    OffloadSupportKey: TypeAlias = str
+    CompanionRole: TypeAlias = str
+    PdConnectorId: TypeAlias = str
+    OmniKind: TypeAlias = str
+else:
+    InstallMethod = Literal[tuple(INSTALL_METHODS)]
+    """An install method: `builder.vocabulary.INSTALL_METHODS`."""
+    DeployTypeId = Literal[tuple(DEPLOY_TYPES)]
+    """A deploy type: `builder.commands.deploy_types.DEPLOY_TYPES`."""
+    FrontendId = Literal[tuple(FRONTENDS)]
+    """A frontend: `builder.vocabulary.FRONTENDS`."""
+    OffloadSupportKey = Literal[tuple(t.support_key for t in OFFLOAD_TIERS.values())]
+    """A KV offload tier's key in `kv_offload_support`: `builder.vocabulary.OFFLOAD_TIERS`."""
+    CompanionRole = Literal[tuple(COMPANIONS)]
+    """A companion process kind: `builder.vocabulary.COMPANIONS`."""
+    PdConnectorId = Literal[tuple(CONNECTORS)]
+    """A prefill/decode KV connector: `builder.vocabulary.CONNECTORS`."""
+    OmniKind = Literal[tuple(OMNI_KINDS)]
+    """A vLLM-Omni task kind: `builder.vocabulary.OMNI_KINDS`."""
 Port = Annotated[int, Field(ge=1, le=65535)]
 
 PRECISIONS = (
@@ -399,8 +414,6 @@ class HardwareMatch(Strict):
         return self
 
 
-CompanionRole = Literal[tuple(COMPANIONS)]  # type: ignore[valid-type]
-"""A companion process kind: the builder's registry (`builder.vocabulary.COMPANIONS`)."""
 DERIVED_COMPANION_FLAGS = ("--port", "--worker-urls", "--intra-node-data-parallel-size")
 """A router companion's flags the builder sets from the engine command (never written)."""
 
@@ -656,8 +669,6 @@ class RecipeFile(Strict):
 
 # ------------------------------------------------------------- prefill/decode, KV offload
 
-PdConnectorId = Literal[tuple(CONNECTORS)]  # type: ignore[valid-type]
-"""A prefill/decode KV connector: `builder.vocabulary.CONNECTORS`."""
 
 
 class PdPool(Strict):
@@ -741,8 +752,6 @@ Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning"
                "omni"]
 ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
 """A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
-OmniKind = Literal[tuple(OMNI_KINDS)]  # type: ignore[valid-type]
-"""A vLLM-Omni task kind: the builder's registry (`builder.vocabulary.OMNI_KINDS`)."""
 
 
 class OmniRequest(Strict):

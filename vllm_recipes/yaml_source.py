@@ -132,7 +132,7 @@ class _Shallow:
                 raise yaml.composer.ComposerError(
                     None, None, f"nested deeper than {MAX_DEPTH} levels",
                     self.peek_event().start_mark)  # type: ignore[attr-defined]
-            return super().compose_node(parent, index)  # type: ignore[misc,no-any-return]
+            return super().compose_node(parent, index)  # type: ignore[misc]
         finally:
             self._depth -= 1
 
@@ -156,7 +156,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
     seen: set[Any] = set()
     loader.flatten_mapping(node)
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node)
         if not isinstance(key, str | int | float | bool | None):
             raise yaml.constructor.ConstructorError(
                 None, None, f"a key must be a plain value, not {type(key).__name__}",

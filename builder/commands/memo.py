@@ -24,7 +24,7 @@ class Memo:
         found = self._kept.get(key, _MISS)
         if found is _MISS:
             found = self._kept[key] = compute(*args)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def __len__(self) -> int:
         return len(self._kept)
