@@ -12,8 +12,9 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    `strategy_overrides` (and the variant's `tp`); for keys equally specific, recipe before
    variant and hardware-wide before strategy-specific. An override with `when` applies only
    while the features it names have the values it names;
-3. the features that are on, in the recipe's order (a mode's or feature's `hardware_overrides`
-   replace its args on matching hardware), then the KV offload tier (`kv_offload.py`);
+3. the features that are on, in the recipe's order, each followed by its (or its mode's)
+   most specific matching `hardware_overrides` entry, applied by the same rule as every other
+   layer; then the KV offload tier (`kv_offload.py`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
@@ -225,17 +226,16 @@ class Context:
                 continue
             path = f"features.{fid}" if value == ON else f"features.{fid}.modes.{value}"
             source = feature if value == ON else feature["modes"][value]
-            args = list(source.get("args", []))
-            env = dict(source.get("env", {}))
-            replacement = self.lookup(source.get("hardware_overrides"))
             layer = f"feature: {fid}" if value == ON else f"feature: {fid}={value}"
-            if replacement is not None:
-                key, settings = replacement
-                if "args" in settings:
-                    args = list(settings["args"])
-                env.update(settings.get("env", {}))
-                path = f"{path}.hardware_overrides.{key}"
-            parts.append((args, env, self.origin(f"{path}.args", layer)))
+            parts.append((list(source.get("args", [])), dict(source.get("env", {})),
+                          self.origin(f"{path}.args", layer)))
+            # Its hardware override applies on top, by the rule of every override: a flag set
+            # again replaces its value, a JSON value written as a mapping merges into it.
+            override = self.lookup(source.get("hardware_overrides"))
+            if override is not None:
+                key, settings = override
+                parts.append((list(settings.get("args", [])), dict(settings.get("env", {})),
+                              self.origin(f"{path}.hardware_overrides.{key}.args", layer)))
         return parts
 
     def apply_features(self, args: ArgList) -> None:
