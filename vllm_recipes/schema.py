@@ -539,7 +539,8 @@ class Mode(Strict):
     variants: list[Identifier] | None = None
     """Variants this mode is offered on (all when absent)."""
     hardware_overrides: dict[HardwareKey, ArgsOverride] = {}
-    """Replacement args/env for matching hardware (most specific key wins)."""
+    """Args/env applied on top of the mode's on matching hardware (the most specific key), by
+    the rule of every layer: a flag replaces, a JSON mapping merges."""
 
 
 class Feature(Strict):
@@ -553,6 +554,8 @@ class Feature(Strict):
     hardware: dict[HardwareKey, Support] = {}
     """Support per hardware key; `unsupported` disables the feature there."""
     hardware_overrides: dict[HardwareKey, ArgsOverride] = {}
+    """Args/env applied on top of the feature's on matching hardware (the most specific key),
+    by the rule of every layer: a flag replaces, a JSON mapping merges."""
     strategies: list[Identifier] | None = None
     """Strategies this feature is offered with (all when absent)."""
     opt_in: bool | list[HardwareKey] = False
