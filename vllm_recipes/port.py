@@ -79,6 +79,7 @@ KNOWN = {
     "dependency": {"note", "command", "optional", "brand", "install_modes"},
 }
 PD_OVERRIDE = "pd_cluster"
+Data = dict[str, Any]
 
 
 def _quoted(text: str, limit: int = 60) -> str:
@@ -158,23 +159,53 @@ def draft(public: dict[str, Any], restricted: set[str], *,
     """(our recipe as data, TODO lines) for one public recipe. `hardware_keys` (every id,
     brand and generation of our catalogue) and `strategies` (our strategy ids), when given,
     turn names this catalogue lacks into TODO lines; `upstream` (`path`, `commit`) is
-    written as the recipe's `upstream` block."""
+    written as the recipe's `upstream` block.
+
+    The sections are drafted in the order CONTRIBUTING.md gives a recipe's fields (the
+    draft's keys and TODO lines come out in this order)."""
     todo: list[str] = []
     _unknown("", public, "", todo)
-    meta = public["meta"]
+    ours: Data = {"meta": _meta(public["meta"], todo)}
+    _hardware(public, restricted, hardware_keys, ours, todo)
+    _strategies(public, hardware_keys, strategies, ours, todo)
+    _model(public["model"], ours, todo)
+    features = _features(public, todo)
+    if features:
+        ours["features"] = features
+    ours["variants"] = _variants(public["variants"], hardware_keys, todo)
+    _dependencies(public, ours, todo)
+    if public.get("kv_offload_support"):
+        ours["kv_offload_support"] = dict(public["kv_offload_support"])
+    _hardware_overrides(public, hardware_keys, ours, todo)
+    strategy_overrides = _strategy_overrides(public, todo)
+    if strategy_overrides:
+        ours["strategy_overrides"] = strategy_overrides
+    _rest(public, ours, todo)
+    _upstream(upstream, ours, todo)
+    return ours, todo
+
+
+def _meta(meta: Data, todo: list[str]) -> Data:
+    """`meta` without the fields the public site alone uses (`DROPPED_META`), dates as text."""
     _unknown("meta", meta, "meta", todo)
-    ours: dict[str, Any] = {"meta": {k: v for k, v in meta.items()
-                                     if k in KNOWN["meta"] and k not in DROPPED_META}}
-    ours["meta"]["tasks"] = list(meta.get("tasks", []))
+    ours = {k: v for k, v in meta.items() if k in KNOWN["meta"] and k not in DROPPED_META}
+    ours["tasks"] = list(meta.get("tasks", []))
     for key in ("date_added", "date_updated"):
-        if key in ours["meta"]:
-            ours["meta"][key] = str(ours["meta"][key])
+        if key in ours:
+            ours[key] = str(ours[key])
         else:
             todo.append(f"meta.{key}: the public file gives none (its git history has the "
                         "date)")
-    if not ours["meta"].get("related_recipes"):
-        ours["meta"].pop("related_recipes", None)
+    if not ours.get("related_recipes"):
+        ours.pop("related_recipes", None)
+    return ours
 
+
+def _hardware(public: Data, restricted: set[str], hardware_keys: set[str] | None, ours: Data,
+              todo: list[str]) -> None:
+    """`meta.hardware` (verified GPUs, not allowed ones) as `hardware` and `verified`, and
+    the default hardware (`meta.default_hardware` or the top-level one)."""
+    meta = public["meta"]
     listed = meta.get("hardware") or {}
     _hardware_keys("meta.hardware", listed, hardware_keys, todo)
     verified = [hw for hw, level in listed.items() if level == "verified"]
@@ -194,6 +225,11 @@ def draft(public: dict[str, Any], restricted: set[str], *,
         ours["default_hardware"] = default_hw
         _hardware_keys("default_hardware", [default_hw], hardware_keys, todo)
 
+
+def _strategies(public: Data, hardware_keys: set[str] | None, strategies: set[str] | None,
+                ours: Data, todo: list[str]) -> None:
+    """`compatible_strategies` (default first) as `strategies`, and the hardware gates
+    (`strategy_hardware`, `kv_cache_strategy_hardware`) as `strategy_hardware`."""
     compatible = [] if public.get("omni") else list(public.get("compatible_strategies") or [])
     first = public.get("default_strategy")
     if first in compatible:
@@ -228,7 +264,10 @@ def draft(public: dict[str, Any], restricted: set[str], *,
     if gates:
         ours["strategy_hardware"] = {sid: _keyed(mapping) for sid, mapping in gates.items()}
 
-    model = public["model"]
+
+def _model(model: Data, ours: Data, todo: list[str]) -> None:
+    """`model` without the fields written elsewhere (`DROPPED_MODEL`): `nightly`, arguments,
+    Docker images by hardware key, and the install methods (`_install`)."""
     _unknown("model", model, "model", todo)
     ours["model"] = {k: v for k, v in model.items()
                      if k in KNOWN["model"] and k not in DROPPED_MODEL}
@@ -260,7 +299,15 @@ def draft(public: dict[str, Any], restricted: set[str], *,
                             "the cu130 image")
             images[BRAND_KEYS.get(brand, brand)] = value
         ours["model"]["docker_image"] = images
-    install = model.get("install") or {}
+    _install(model.get("install") or {}, ours, todo)
+    if model.get("supports_dcp"):
+        todo.append("model.supports_dcp: the public site offers decode context parallel as an "
+                    "advanced option; our builder does not (no default command changes)")
+
+
+def _install(install: Data, ours: Data, todo: list[str]) -> None:
+    """`model.install`: its notes as `install_notes`, a refused method (`false`) as
+    `hardware_overrides.all.install`; a replaced command is a TODO line."""
     notes = {m: c["note"] for m, c in install.items()
              if m in ("pip", "docker") and isinstance(c, dict) and c.get("note")}
     if notes:
@@ -279,11 +326,11 @@ def draft(public: dict[str, Any], restricted: set[str], *,
         if isinstance(config, dict) and config.get("command"):
             todo.append(f"model.install.{method}.command replaces the {method} install: "
                         f"{config['command']!r} (write it as a dependency, or explain)")
-    if model.get("supports_dcp"):
-        todo.append("model.supports_dcp: the public site offers decode context parallel as an "
-                    "advanced option; our builder does not (no default command changes)")
 
-    features: dict[str, Any] = {}
+
+def _features(public: Data, todo: list[str]) -> Data:
+    """Each feature, its `opt_in` read from `opt_in_features` / `hardware_opt_in_features`."""
+    features: Data = {}
     opt_in = set(public.get("opt_in_features") or [])
     hw_opt_in: dict[str, list[str]] = {}
     for hw, fids in (public.get("hardware_opt_in_features") or {}).items():
@@ -291,7 +338,7 @@ def draft(public: dict[str, Any], restricted: set[str], *,
             hw_opt_in.setdefault(fid, []).append(hw)
     for fid, feature in (public.get("features") or {}).items():
         _unknown(f"features.{fid}", feature, "feature", todo)
-        out: dict[str, Any] = {}
+        out: Data = {}
         for key in ("label", "description"):
             if feature.get(key):
                 out[key] = feature[key]
@@ -311,85 +358,103 @@ def draft(public: dict[str, Any], restricted: set[str], *,
         for key, override in (feature.get("hardware_overrides") or {}).items():
             _unknown(f"features.{fid}.hardware_overrides.{key}", override, "args_override", todo)
         if feature.get("hardware_overrides"):
-            out["hardware_overrides"] = {
-                ("all" if k == "default" else k): {"args": _args(v.get("args"))}
-                for k, v in feature["hardware_overrides"].items()}
+            out["hardware_overrides"] = _args_overrides(feature["hardware_overrides"])
         if feature.get("modes"):
             if feature.get("default_mode"):
                 out["default_mode"] = feature["default_mode"]
-            modes = {}
-            for mid, mode in feature["modes"].items():
-                _unknown(f"features.{fid}.modes.{mid}", mode, "mode", todo)
-                m: dict[str, Any] = {"label": mode.get("label") or mid}
-                if mode.get("description"):
-                    m["description"] = mode["description"]
-                if mode.get("variants"):
-                    m["variants"] = [_identifier(v) for v in mode["variants"]]
-                if mode.get("hardware"):
-                    m["hardware"] = _keyed(mode["hardware"])
-                if mode.get("args"):
-                    m["args"] = _args(mode["args"])
-                for key, override in (mode.get("hardware_overrides") or {}).items():
-                    _unknown(f"features.{fid}.modes.{mid}.hardware_overrides.{key}", override,
-                             "args_override", todo)
-                if mode.get("hardware_overrides"):
-                    m["hardware_overrides"] = {
-                        ("all" if k == "default" else k): {"args": _args(v.get("args"))}
-                        for k, v in mode["hardware_overrides"].items()}
-                modes[mid] = m
-            out["modes"] = modes
+            out["modes"] = {mid: _mode(f"features.{fid}.modes.{mid}", mid, mode, todo)
+                            for mid, mode in feature["modes"].items()}
         if feature.get("companion"):
             todo.append(f"features.{fid}.companion: a helper process; not supported here")
         features[fid] = out
-    if features:
-        ours["features"] = features
+    return features
 
-    variants: dict[str, Any] = {}
-    for raw_vid, variant in public["variants"].items():
+
+def _mode(where: str, mid: str, mode: Data, todo: list[str]) -> Data:
+    """One mode of a feature (its variants' ids as ours: lower-case with _)."""
+    _unknown(where, mode, "mode", todo)
+    m: Data = {"label": mode.get("label") or mid}
+    if mode.get("description"):
+        m["description"] = mode["description"]
+    if mode.get("variants"):
+        m["variants"] = [_identifier(v) for v in mode["variants"]]
+    if mode.get("hardware"):
+        m["hardware"] = _keyed(mode["hardware"])
+    if mode.get("args"):
+        m["args"] = _args(mode["args"])
+    for key, override in (mode.get("hardware_overrides") or {}).items():
+        _unknown(f"{where}.hardware_overrides.{key}", override, "args_override", todo)
+    if mode.get("hardware_overrides"):
+        m["hardware_overrides"] = _args_overrides(mode["hardware_overrides"])
+    return m
+
+
+def _args_overrides(overrides: Data) -> Data:
+    """A feature's or mode's `hardware_overrides` (`default` → `all`), arguments only."""
+    return {("all" if k == "default" else k): {"args": _args(v.get("args"))}
+            for k, v in overrides.items()}
+
+
+def _variants(public_variants: Data, hardware_keys: set[str] | None,
+              todo: list[str]) -> Data:
+    """Each variant under our id for it (lower-case with _; a rename is a TODO line)."""
+    variants: Data = {}
+    for raw_vid, variant in public_variants.items():
         _unknown(f"variants.{raw_vid}", variant, "variant", todo)
         vid = _identifier(raw_vid)
         if vid != raw_vid:
             todo.append(f"variants.{raw_vid}: renamed {vid} (ids are lower-case with _)")
-        v: dict[str, Any] = {}
-        for key in ("model_id", "label", "precision", "vram_minimum_gb", "description",
-                    "min_vllm_version", "docker_image", "default_modes"):
-            if variant.get(key) not in (None, "", {}):
-                v[key] = variant[key]
-        if "min_vllm_version" in v:
-            v["min_vllm_version"] = str(v["min_vllm_version"])
-        if isinstance(v.get("precision"), str) and "/" in v["precision"]:
-            v["precision"] = "+".join(p if p.startswith("int") else f"int{p}"
-                                      for p in v["precision"].split("/"))
-        if variant.get("supported_hardware"):
-            v["hardware"] = list(variant["supported_hardware"])
-            _hardware_keys(f"variants.{raw_vid}.supported_hardware", v["hardware"],
-                           hardware_keys, todo)
-        if variant.get("precision_hardware"):
-            constraint = variant["precision_hardware"]
-            keys = [BRAND_KEYS.get(str(constraint.get("brand", "")).lower(), "")]
-            if constraint.get("generation"):
-                keys = [constraint["generation"]]
-            v["precision_hardware"] = [k for k in keys if k]
-        if variant.get("tp") is not None:
-            v["tp"] = _keyed(variant["tp"])
-        if variant.get("extra_args"):
-            v["extra_args"] = _args(variant["extra_args"], f"variants.{raw_vid}.extra_args",
-                                    todo)
-        if variant.get("extra_env"):
-            v["extra_env"] = variant["extra_env"]
-        if variant.get("hardware_overrides"):
-            where = f"variants.{raw_vid}.hardware_overrides"
-            v["hardware_overrides"] = {}
-            for k, o in variant["hardware_overrides"].items():
-                _unknown(f"{where}.{k}", o, "override", todo)
-                v["hardware_overrides"][k] = _override(o, f"{where}.{k}", todo)
-            _hardware_keys(where, variant["hardware_overrides"], hardware_keys, todo)
-        variants[vid] = v
-    ours["variants"] = variants
+        variants[vid] = _variant(raw_vid, variant, hardware_keys, todo)
+    return variants
 
+
+def _variant(raw_vid: str, variant: Data, hardware_keys: set[str] | None,
+             todo: list[str]) -> Data:
+    """One variant: `supported_hardware` → `hardware`, `precision_hardware` (a brand or a
+    generation) → keys, `int4/8`-style precisions → `int4+int8`, `tp` keyed as ours."""
+    v: Data = {}
+    for key in ("model_id", "label", "precision", "vram_minimum_gb", "description",
+                "min_vllm_version", "docker_image", "default_modes"):
+        if variant.get(key) not in (None, "", {}):
+            v[key] = variant[key]
+    if "min_vllm_version" in v:
+        v["min_vllm_version"] = str(v["min_vllm_version"])
+    if isinstance(v.get("precision"), str) and "/" in v["precision"]:
+        v["precision"] = "+".join(p if p.startswith("int") else f"int{p}"
+                                  for p in v["precision"].split("/"))
+    if variant.get("supported_hardware"):
+        v["hardware"] = list(variant["supported_hardware"])
+        _hardware_keys(f"variants.{raw_vid}.supported_hardware", v["hardware"],
+                       hardware_keys, todo)
+    if variant.get("precision_hardware"):
+        constraint = variant["precision_hardware"]
+        keys = [BRAND_KEYS.get(str(constraint.get("brand", "")).lower(), "")]
+        if constraint.get("generation"):
+            keys = [constraint["generation"]]
+        v["precision_hardware"] = [k for k in keys if k]
+    if variant.get("tp") is not None:
+        v["tp"] = _keyed(variant["tp"])
+    if variant.get("extra_args"):
+        v["extra_args"] = _args(variant["extra_args"], f"variants.{raw_vid}.extra_args",
+                                todo)
+    if variant.get("extra_env"):
+        v["extra_env"] = variant["extra_env"]
+    if variant.get("hardware_overrides"):
+        where = f"variants.{raw_vid}.hardware_overrides"
+        v["hardware_overrides"] = {}
+        for k, o in variant["hardware_overrides"].items():
+            _unknown(f"{where}.{k}", o, "override", todo)
+            v["hardware_overrides"][k] = _override(o, f"{where}.{k}", todo)
+        _hardware_keys(where, variant["hardware_overrides"], hardware_keys, todo)
+    return v
+
+
+def _dependencies(public: Data, ours: Data, todo: list[str]) -> None:
+    """Each install step with its note and command (`brand` → `hardware`, `install_modes`
+    → `install`)."""
     for index, dep in enumerate(public.get("dependencies") or []):
         _unknown(f"dependencies.{index}", dep, "dependency", todo)
-        d: dict[str, Any] = {"note": dep["note"], "command": dep["command"]}
+        d: Data = {"note": dep["note"], "command": dep["command"]}
         if dep.get("optional"):
             d["optional"] = True
         if dep.get("brand"):
@@ -397,9 +462,12 @@ def draft(public: dict[str, Any], restricted: set[str], *,
         if dep.get("install_modes"):
             d["install"] = dep["install_modes"]
         ours.setdefault("dependencies", []).append(d)
-    if public.get("kv_offload_support"):
-        ours["kv_offload_support"] = dict(public["kv_offload_support"])
 
+
+def _hardware_overrides(public: Data, hardware_keys: set[str] | None, ours: Data,
+                        todo: list[str]) -> None:
+    """The recipe's `hardware_overrides`, added to any the install methods gave (an
+    `install_note` is a TODO line: it belongs in the guide's hardware notes)."""
     overrides = {}
     for key, value in (public.get("hardware_overrides") or {}).items():
         if not isinstance(value, dict):
@@ -419,7 +487,12 @@ def draft(public: dict[str, Any], restricted: set[str], *,
                     "key exists; here both apply (brand first)")
     if overrides:
         ours.setdefault("hardware_overrides", {}).update(overrides)
-    strategy_overrides: dict[str, Any] = {}
+
+
+def _strategy_overrides(public: Data, todo: list[str]) -> Data:
+    """Each strategy's overrides keyed by hardware (un-keyed ones under `all`); the
+    prefill/decode pools (`pd_cluster`) are a TODO line: they become a `pd:` block."""
+    strategy_overrides: Data = {}
     for sid, so in (public.get("strategy_overrides") or {}).items():
         if not so:
             continue
@@ -427,39 +500,50 @@ def draft(public: dict[str, Any], restricted: set[str], *,
             todo.append("strategy_overrides.pd_cluster: write the pools as a `pd:` block "
                         "(layout, nodes, extra_args per pool; env; connectors; router)")
             continue
-        where = f"strategy_overrides.{sid}"
-        _unknown(where, so, "strategy_override", todo)
-        mapping: dict[str, Any] = {}
-        plain = _override(so, where, todo) | (
-            {"extra_args": _args(so["vllm_args"], f"{where}.vllm_args", todo)}
-            if so.get("vllm_args") else {})
-        if so.get("env"):
-            plain["extra_env"] = {**so["env"], **plain.get("extra_env", {})}
-            todo.append(f"{where}.env: written as extra_env; check that the public synthesis "
-                        "sets it outside prefill/decode too")
-        if plain:
-            mapping["all"] = plain
-        tp = so.get("tp")
-        if tp is not None and sid == "single_node_tp":
-            for key, size in (_keyed(tp) if isinstance(tp, dict) else {"all": tp}).items():
-                mapping.setdefault(key, {})["parallel_size"] = size
-        elif tp is not None:
-            todo.append(f"{where}.tp {tp!r}: the public synthesis reads `tp` for "
-                        f"single_node_tp only, and {sid} spans every GPU of the node; if the "
-                        "size differs, write it as parallel_size")
-        for key, ho in (so.get("hardware_overrides") or {}).items():
-            _unknown(f"{where}.hardware_overrides.{key}", ho, "override", todo)
-            override = _override(ho, f"{where}.hardware_overrides.{key}", todo)
-            if override:
-                mapping.setdefault(key, {}).update(override)
-                todo.append(f"strategy_overrides.{sid}.hardware_overrides.{key}: the public "
-                            "synthesis lets a strategy's generation override REPLACE the "
-                            "recipe's and the variant's for that generation; here it adds to "
-                            "them (use remove_args where needed)")
+        mapping = _strategy_override(sid, so, todo)
         if mapping:
             strategy_overrides[sid] = mapping
-    if strategy_overrides:
-        ours["strategy_overrides"] = strategy_overrides
+    return strategy_overrides
+
+
+def _strategy_override(sid: str, so: Data, todo: list[str]) -> Data:
+    """One strategy's overrides: `vllm_args` and `env` join the un-keyed ones, `tp` is a
+    `parallel_size` (single_node_tp only), `hardware_overrides` are keyed entries."""
+    where = f"strategy_overrides.{sid}"
+    _unknown(where, so, "strategy_override", todo)
+    mapping: Data = {}
+    plain = _override(so, where, todo) | (
+        {"extra_args": _args(so["vllm_args"], f"{where}.vllm_args", todo)}
+        if so.get("vllm_args") else {})
+    if so.get("env"):
+        plain["extra_env"] = {**so["env"], **plain.get("extra_env", {})}
+        todo.append(f"{where}.env: written as extra_env; check that the public synthesis "
+                    "sets it outside prefill/decode too")
+    if plain:
+        mapping["all"] = plain
+    tp = so.get("tp")
+    if tp is not None and sid == "single_node_tp":
+        for key, size in (_keyed(tp) if isinstance(tp, dict) else {"all": tp}).items():
+            mapping.setdefault(key, {})["parallel_size"] = size
+    elif tp is not None:
+        todo.append(f"{where}.tp {tp!r}: the public synthesis reads `tp` for "
+                    f"single_node_tp only, and {sid} spans every GPU of the node; if the "
+                    "size differs, write it as parallel_size")
+    for key, ho in (so.get("hardware_overrides") or {}).items():
+        _unknown(f"{where}.hardware_overrides.{key}", ho, "override", todo)
+        override = _override(ho, f"{where}.hardware_overrides.{key}", todo)
+        if override:
+            mapping.setdefault(key, {}).update(override)
+            todo.append(f"strategy_overrides.{sid}.hardware_overrides.{key}: the public "
+                        "synthesis lets a strategy's generation override REPLACE the "
+                        "recipe's and the variant's for that generation; here it adds to "
+                        "them (use remove_args where needed)")
+    return mapping
+
+
+def _rest(public: Data, ours: Data, todo: list[str]) -> None:
+    """Omni tasks (`_omni`); `strategy_min_gpus` and `hardware_notes` are TODO lines (the
+    notes belong in the guide, which the draft does not copy)."""
     if public.get("omni"):
         ours["omni"] = _omni(public["omni"], todo)
     if public.get("strategy_min_gpus"):
@@ -467,13 +551,16 @@ def draft(public: dict[str, Any], restricted: set[str], *,
                     "vram_minimum_gb (node counts follow from it) or strategy_hardware")
     if public.get("hardware_notes"):
         todo.append("hardware_notes: rewrite them in the guide's `## Hardware notes` section")
+
+
+def _upstream(upstream: dict[str, str] | None, ours: Data, todo: list[str]) -> None:
+    """The `upstream: {path, commit}` block, or a TODO line naming what is missing."""
     if upstream and upstream.get("path") and upstream.get("commit"):
         ours["upstream"] = {"path": upstream["path"], "commit": upstream["commit"]}
     elif upstream is not None:
         missing = [k for k in ("path", "commit") if not upstream.get(k)]
         todo.append(f"upstream: no {' or '.join(missing)} (pass --upstream-path / "
                     "--upstream-commit); write `upstream: {path, commit}` by hand")
-    return ours, todo
 
 
 class _Dumper(yaml.SafeDumper):

@@ -269,7 +269,79 @@ def _worker() -> None:
     gc.disable()
 
 
+def run_jobs(jobs: list[Job], workers: int) -> Iterator[RecipeOutputs]:
+    """Each recipe's outputs, in order; in worker processes when there are several.
+    `workers`: the plugin's option (0: automatic)."""
+    if workers == 0:  # automatic: starting workers costs more than a few recipes take
+        workers = (os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
+    workers = min(workers, len(jobs))
+    if workers <= 1:
+        yield from map(recipe_outputs, jobs)
+        return
+    # spawn, not fork: `mkdocs serve` runs threads, and fork with threads is unsafe.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker) as pool:
+        yield from pool.map(recipe_outputs, jobs)
+
+
+def outputs_of(jobs: list[Job], memo: BuildMemo, joins: dict[str, Any],
+               workers: int) -> tuple[list[str], dict[str, RecipeOutputs]]:
+    """Each job's digest, and the outputs by digest. Under `mkdocs serve`, a recipe whose job
+    is unchanged keeps its outputs (memo.py); the memo keeps this build's, and `joins`."""
+    keys = [digest(job) for job in jobs]
+    missing = {key: job for key, job in zip(keys, jobs, strict=True)
+               if key not in memo.outputs}
+    done = {key: memo.outputs[key] for key in keys if key not in missing}
+    done.update(zip(missing, run_jobs(list(missing.values()), workers), strict=True))
+    memo.keep(done, joins)
+    for key in missing:  # a changed recipe's variant pages must not reuse its old body
+        for page in done[key].pages:
+            memo.bodies.pop(page.uri, None)
+    return keys, done
+
+
+@dataclass
+class Gathered:
+    """What the recipes' outputs add up to, in recipe order: the files mkdocs writes, the
+    rows and links of the site-wide JSON, the home page's cards, the pages and the twins."""
+
+    files: list[api.Endpoint] = field(default_factory=list)
+    """(site path, text) of the files mkdocs writes (the workers did not)."""
+    written: list[str] = field(default_factory=list)
+    """Site paths of the files the workers wrote themselves."""
+    models: list[dict[str, Any]] = field(default_factory=list)
+    by_strategy: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Strategy → hf_id → that recipe's rendering with it."""
+    by_hardware: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Hardware → hf_id → that recipe's rendering on it."""
+    cards: list[BrowseCard] = field(default_factory=list)
+    pages: dict[str, GeneratedPage] = field(default_factory=dict)
+    page_keys: dict[str, str] = field(default_factory=dict)
+    """Page → the digest of the job that made it."""
+    twins: list[machine.Twin] = field(default_factory=list)
+
+    def add(self, job: Job, key: str, outputs: RecipeOutputs) -> None:
+        """One recipe's outputs (its job `job`, whose digest is `key`)."""
+        hf_id = outputs.hf_id
+        self.files += [*outputs.endpoints, *outputs.extra]
+        self.written += outputs.written
+        self.models += outputs.models
+        for sid, path in outputs.strategies.items():
+            self.by_strategy.setdefault(sid, {})[hf_id] = path
+        for hw_id, path in outputs.hardware.items():
+            self.by_hardware.setdefault(hw_id, {})[hf_id] = path
+        if not outputs.retired:
+            self.cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
+        for page in outputs.pages:
+            self.pages[page.uri] = page
+            self.page_keys[page.uri] = key
+        self.twins += outputs.twins
+
+
 class RecipesSite:
+    """One build's site: the files it generates (`add_files`) and what the page hooks do
+    with the generated pages (`before_markdown`, `page_content`, `post_page`)."""
+
     def __init__(self, catalog: Catalog, options: RecipesConfig, config: MkDocsConfig,
                  published: PublishedConfigurations, memo: BuildMemo,
                  deployments: dict[str, dict[str, Any]] | None = None):
@@ -350,45 +422,23 @@ class RecipesSite:
                 self.deployments.get(hf_id), out_dir)
             for hf_id in self.catalog.recipes
         ]
-        models: list[dict[str, Any]] = []
-        by_strategy: dict[str, dict[str, str]] = {}
-        by_hardware: dict[str, dict[str, str]] = {}
-        cards: list[BrowseCard] = []
-        twins: list[machine.Twin] = []
-        # Under `mkdocs serve`, a recipe whose job is unchanged keeps its outputs (memo.py).
-        keys = [digest(job) for job in jobs]
-        missing = {key: job for key, job in zip(keys, jobs, strict=True)
-                   if key not in self.memo.outputs}
-        done = {key: self.memo.outputs[key] for key in keys if key not in missing}
-        done.update(zip(missing, self._run(list(missing.values())), strict=True))
-        self.memo.keep(done, joins)
-        for key in missing:  # a changed recipe's variant pages must not reuse its old body
-            for page in done[key].pages:
-                self.memo.bodies.pop(page.uri, None)
-        page_keys: dict[str, str] = {}
+        keys, done = outputs_of(jobs, self.memo, joins, self.options.workers)
+        gathered = Gathered()
         for job, key in zip(jobs, keys, strict=True):
             outputs = done[key]
-            hf_id = outputs.hf_id
             if outputs.error:
-                display = self.catalog.paths[hf_id].relative_to(self.catalog.root.parent)
+                display = self.catalog.paths[outputs.hf_id].relative_to(
+                    self.catalog.root.parent)
                 raise PluginError(
                     f"{display}: the default selection does not build: "
                     f"{outputs.error}"
                 )
-            for uri, content in [*outputs.endpoints, *outputs.extra]:
-                text(uri, content)
-            self.written += outputs.written
-            models += outputs.models
-            for sid, path in outputs.strategies.items():
-                by_strategy.setdefault(sid, {})[hf_id] = path
-            for hw_id, path in outputs.hardware.items():
-                by_hardware.setdefault(hw_id, {})[hf_id] = path
-            if not outputs.retired:
-                cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
-            for page in outputs.pages:
-                self.pages[page.uri] = page
-                page_keys[page.uri] = key
-            twins += outputs.twins
+            gathered.add(job, key, outputs)
+        for uri, content in gathered.files:
+            text(uri, content)
+        self.written += gathered.written
+        self.pages.update(gathered.pages)
+        twins, page_keys = gathered.twins, gathered.page_keys
         # Markdown twins at /<model_id>.md (a static file, not a page: its source is .txt).
         for twin in twins:
             out.append(self.memo.file(config, f"_twins/{twin.model_id}.txt", twin.markdown,
@@ -403,7 +453,7 @@ class RecipesSite:
         self.twin_urls = [f"{self.site_url}{t.model_id}.md" for t in twins] + [
             f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt", *variant_urls]
         for uri, content in api.global_endpoints(
-            self.catalog, models, by_strategy, by_hardware, self.base
+            self.catalog, gathered.models, gathered.by_strategy, gathered.by_hardware, self.base
         ):
             text(uri, content)
         for uri, page in self.pages.items():
@@ -420,24 +470,10 @@ class RecipesSite:
         catalogue = self.published.catalogue_page(self.base, self.nonce)
         self.pages[catalogue.uri] = catalogue
         text(catalogue.uri, catalogue.markdown)
-        self.browse = browse_html(catalog, cards, "")
+        self.browse = browse_html(catalog, gathered.cards, "")
         self.browse_changed = self.memo.changed("browse", self.browse)
 
         return out
-
-    def _run(self, jobs: list[Job]) -> Iterator[RecipeOutputs]:
-        """Each recipe's outputs, in order; in worker processes when there are several."""
-        workers = self.options.workers
-        if workers == 0:  # automatic: starting workers costs more than a few recipes take
-            workers = (os.cpu_count() or 1) if len(jobs) >= PARALLEL_FROM else 1
-        workers = min(workers, len(jobs))
-        if workers <= 1:
-            yield from map(recipe_outputs, jobs)
-            return
-        # spawn, not fork: `mkdocs serve` runs threads, and fork with threads is unsafe.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker) as pool:
-            yield from pool.map(recipe_outputs, jobs)
 
     # ------------------------------------------------------------------ pages
 

@@ -1,0 +1,119 @@
+"""Checks of the names a recipe uses: every hardware key, hardware id and strategy it names
+exists (in `recipes/hardware.yaml`, `recipes/strategies/`), and no variant id is also a mode
+id of one of its features.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builder.hardware_keys import ALL
+
+from .check_problems import Problems
+from .guide import Guide
+from .schema import HardwareCatalog, Recipe, Strategy
+
+__all__ = ["check_ids", "check_references", "hardware_keys"]
+
+
+def hardware_keys(hardware: HardwareCatalog) -> set[str]:
+    """Every key a hardware-keyed mapping may use: all, ids, brands, generations, arch:."""
+    keys = {ALL} | set(hardware.brands) | set(hardware.generations) | set(hardware.hardware)
+    keys |= {f"arch:{hw.compute_arch}" for hw in hardware.hardware.values()}
+    return keys
+
+
+def _where(where: tuple[Any, ...], names: Any, index: int, name: Any) -> tuple[Any, ...]:
+    """A list entry is placed by its index, a mapping's by its key."""
+    return (*where, index) if isinstance(names, list) else (*where, name)
+
+
+class _Names:
+    """What the recipe may name, and the problems of names that are not among them."""
+
+    def __init__(self, hardware: HardwareCatalog, strategies: dict[str, Strategy],
+                 problems: Problems) -> None:
+        self.hardware = hardware
+        self.strategies = strategies
+        self.problems = problems
+        self.keys = hardware_keys(hardware)
+
+    def need_keys(self, where: tuple[Any, ...], names: Any) -> None:
+        for index, name in enumerate(names):
+            if name not in self.keys:
+                self.problems.add(
+                    _where(where, names, index, name),
+                    f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
+                    "a generation or arch:<compute_arch> from recipes/hardware.yaml)")
+
+    def need_ids(self, where: tuple[Any, ...], names: Any) -> None:
+        for index, name in enumerate(names):
+            if name not in self.hardware.hardware:
+                self.problems.add(_where(where, names, index, name),
+                                  f"unknown hardware id {name!r}")
+
+    def need_strategies(self, where: tuple[Any, ...], names: Any) -> None:
+        for index, name in enumerate(names):
+            if name not in self.strategies:
+                self.problems.add(_where(where, names, index, name),
+                                  f"unknown strategy {name!r} (known: "
+                                  f"{', '.join(self.strategies)})")
+
+
+def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
+                     strategies: dict[str, Strategy], problems: Problems) -> None:
+    """Every hardware key, hardware id and strategy the recipe (and its guide's hardware
+    notes) names exists."""
+    r = recipe
+    names = _Names(hardware, strategies, problems)
+    names.need_keys(("hardware",), r.hardware)
+    names.need_ids(("verified",), r.verified)
+    if r.default_hardware is not None:
+        names.need_ids(("default_hardware",), [r.default_hardware])
+    names.need_strategies(("strategies",), r.strategies or [])
+    names.need_keys(("model", "docker_image"), r.model.docker_image)
+    names.need_keys(("hardware_overrides",), r.hardware_overrides)
+    for hw_id in r.hardware_notes:
+        if hw_id not in hardware.hardware:
+            problems.in_guide(guide.lines.get(hw_id), "guide",
+                              f"a note for unknown hardware id {hw_id!r}")
+    names.need_strategies(("strategy_hardware",), r.strategy_hardware)
+    for sid, mapping in r.strategy_hardware.items():
+        names.need_keys(("strategy_hardware", sid), mapping)
+    names.need_strategies(("strategy_overrides",), r.strategy_overrides)
+    for sid, mapping in r.strategy_overrides.items():
+        names.need_keys(("strategy_overrides", sid), mapping)
+    for index, dep in enumerate(r.dependencies):
+        names.need_keys(("dependencies", index, "hardware"), dep.hardware)
+    for fid, feature in r.features.items():
+        names.need_keys(("features", fid, "hardware"), feature.hardware)
+        names.need_keys(("features", fid, "hardware_overrides"), feature.hardware_overrides)
+        names.need_strategies(("features", fid, "strategies"), feature.strategies or [])
+        if isinstance(feature.opt_in, list):
+            names.need_keys(("features", fid, "opt_in"), feature.opt_in)
+        for mid, mode in (feature.modes or {}).items():
+            where = ("features", fid, "modes", mid)
+            names.need_keys((*where, "hardware"), mode.hardware)
+            names.need_keys((*where, "hardware_overrides"), mode.hardware_overrides)
+    for vid, variant in r.variants.items():
+        where = ("variants", vid)
+        names.need_keys((*where, "hardware"), variant.hardware or [])
+        names.need_keys((*where, "precision_hardware"), variant.precision_hardware or [])
+        names.need_keys((*where, "tp"), variant.tp)
+        names.need_keys((*where, "hardware_overrides"), variant.hardware_overrides)
+        names.need_strategies((*where, "strategy_overrides"), variant.strategy_overrides)
+        for sid, mapping in variant.strategy_overrides.items():
+            names.need_keys((*where, "strategy_overrides", sid), mapping)
+    names.need_keys(("pd",), r.pd)
+
+
+def check_ids(recipe: Recipe, problems: Problems) -> None:
+    """A variant id is not also a mode id of one of the recipe's features: in a URL,
+    `variant=dspark` and `spec_decoding=dspark` would read as the same choice."""
+    modes = {mode: fid for fid, feature in recipe.features.items()
+             for mode in (feature.modes or {})}
+    for variant_id in recipe.variants:
+        if variant_id in modes:
+            problems.add(("variants", variant_id),
+                         f"the variant id is also a mode of features.{modes[variant_id]}; "
+                         "give the variant another id")
