@@ -1,4 +1,4 @@
-"""Checks of the deployment files (`--format`, builder/deploy_files.py) against their formats'
+"""Checks of the deployment files (`--format`, builder/deployment/files.py) against their formats'
 own definitions: the Compose Specification's JSON schema and the LeaderWorkerSet CRD's schema
 (both vendored in tests/data/schemas/, see its README), Kubernetes' schemas through
 kubernetes-validate, and vLLM's config-file rules."""

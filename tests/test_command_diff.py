@@ -283,8 +283,8 @@ def test_the_builders_own_text_diffs_as_equal(hf_id: str) -> None:
         for block in result["commands"]:
             if block["argv"][:2] != ["vllm", "serve"]:
                 continue
-            # The Docker form names the container's paths (builder/files.py): what follows
-            # its image is its own argv.
+            # The Docker form names the container's paths (builder/commands/needed_files.py):
+            # what follows its image is its own argv.
             docker = block["docker_argv"] or []
             inside = docker[docker.index(result["docker_image"]) + 1:] if docker else []
             inside = inside[2:] if inside[:2] == ["vllm", "serve"] else inside

@@ -1,4 +1,4 @@
-"""Issue 27.4: `--format vllm-config|compose|k8s` (builder/deploy_files.py), checked against
+"""Issue 27.4: `--format vllm-config|compose|k8s` (builder/deployment/files.py), checked against
 the formats' own definitions (tests/deploy_checks.py): the Compose Specification's schema,
 Kubernetes' schemas (kubernetes-validate), the LeaderWorkerSet CRD's schema, vLLM's
 config-file rules and, where the parser environment exists, vLLM's own parser."""

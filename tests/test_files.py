@@ -1,5 +1,5 @@
-"""Files a command names exist where it runs (builder/files.py), and the checked release is one
-entry (builder/vllm_release.py)."""
+"""Files a command names exist where it runs (builder/commands/needed_files.py), and the checked
+release is one entry (builder/vllm_release.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 27.4 on the page: the widget offers the deployment files (builder/files_view.py) with
+"""Issue 27.4 on the page: the widget offers the deployment files (builder/views/files.py) with
 Copy and a Download link, the same files `vllm-recipes --format` prints, after every click as
 on first paint (the page's Python renders them; no command logic in JavaScript)."""
 

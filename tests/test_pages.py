@@ -215,7 +215,7 @@ def _no_markup_from_recipe(html: str, where: str) -> None:
             assert not name.startswith("on"), f"{where}: <{node.tag} {name}>"
             if name in {"href", "src"} and value is not None:
                 # A deployment file's Download link carries the file as base64 data: no markup
-                # can come out of it (builder/files_view.py).
+                # can come out of it (builder/views/files.py).
                 if (node.tag == "a" and "download" in node.attrs
                         and re.fullmatch(r"data:application/(yaml|json);base64,[A-Za-z0-9+/=]*",
                                          value)):

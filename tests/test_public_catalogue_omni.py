@@ -21,10 +21,10 @@ For each model we build ours for the empty query (our default) and compare:
 - the `vllm serve` command: the served model, every option (as vLLM reads them, see
   `options` and `same`), every environment variable.
 
-Our omni commands start vLLM-Omni's Python API server (`OMNI_FRONTEND` in builder/selection.py;
-the builder refuses the Rust frontend for them), so the text models' site-wide
-`VLLM_USE_RUST_FRONTEND` difference does not arise; were it to, it would be an unlisted
-difference here.
+Our omni commands start vLLM-Omni's Python API server (`OMNI_FRONTEND` in
+builder/commands/deploy_types.py; the builder refuses the Rust frontend for them), so the text
+models' site-wide `VLLM_USE_RUST_FRONTEND` difference does not arise; were it to, it would be
+an unlisted difference here.
 
 `omni/differences.yaml` lists every difference that remains, in the format of the text models'
 file, each citing the recipe line of the `# differs from the public catalogue:` comment that

@@ -9,6 +9,7 @@ import pytest
 
 from builder.arglist import ArgList, option_key
 from builder.commands.compose import Context
+from builder.commands.deploy_types import context
 from builder.shell import command_text, env_lines, quote
 from builder.types import Origin
 from tests.recipes_data import builder_catalog
@@ -71,7 +72,7 @@ def test_option_identity() -> None:
 def _ctx(recipe: dict, hardware: str) -> Context:
     selection = {"hardware": hardware, "variant": "default", "strategy": "single_node_tp",
                  "nodes": "1", "frontend": "python", "install": "pip"}
-    return Context(builder_catalog(), recipe, selection)
+    return context(builder_catalog(), recipe, selection)
 
 
 def _recipe(**overrides: object) -> dict:
@@ -121,9 +122,9 @@ def test_frontend_env() -> None:
     catalog = builder_catalog()
     selection = {"hardware": "h200", "variant": "default", "strategy": "single_node_tp",
                  "nodes": "1", "frontend": "rust", "install": "pip"}
-    rust = Context(catalog, _recipe(), selection).env()
+    rust = context(catalog, _recipe(), selection).env()
     assert rust.values() == {"VLLM_USE_RUST_FRONTEND": "1"}
-    assert Context(catalog, _recipe(), {**selection, "frontend": "python"}).env().values() == {}
+    assert context(catalog, _recipe(), {**selection, "frontend": "python"}).env().values() == {}
 
 
 def test_an_override_with_when_applies_only_while_its_features_hold() -> None:
@@ -133,7 +134,7 @@ def test_an_override_with_when_applies_only_while_its_features_hold() -> None:
     ctx = _ctx(recipe, "h200")
     for spec, mode, expected in (("off", "m2", "base"), ("on", "m1", "base"), ("on", "m2", "tuned"),
                                  ("mtp", "m2", "tuned")):
-        ctx = Context(builder_catalog(), recipe,
+        ctx = context(builder_catalog(), recipe,
                       {**ctx.selection, "spec": spec, "mode_feature": mode})
         args = ctx.base_options()
         ctx.apply_overrides(args)

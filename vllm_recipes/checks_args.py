@@ -45,8 +45,9 @@ def args_fields(recipe: Recipe) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
                 yield ("pd", key, pool, "extra_args"), getattr(settings, pool).extra_args
     for tid, task in (recipe.omni.tasks if recipe.omni else {}).items():
         yield ("omni", "tasks", tid, "extra_args"), task.extra_args
-        for key, ov in task.hardware_overrides.items():
-            yield ("omni", "tasks", tid, "hardware_overrides", key, "extra_args"), ov.extra_args
+        for key, task_override in task.hardware_overrides.items():
+            yield (("omni", "tasks", tid, "hardware_overrides", key, "extra_args"),
+                   task_override.extra_args)
 
 
 def check_flags(recipe: Recipe, problems: Problems) -> None:

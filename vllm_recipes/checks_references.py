@@ -81,8 +81,8 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     for sid, mapping in r.strategy_hardware.items():
         names.need_keys(("strategy_hardware", sid), mapping)
     names.need_strategies(("strategy_overrides",), r.strategy_overrides)
-    for sid, mapping in r.strategy_overrides.items():
-        names.need_keys(("strategy_overrides", sid), mapping)
+    for sid, overrides in r.strategy_overrides.items():
+        names.need_keys(("strategy_overrides", sid), overrides)
     for index, dep in enumerate(r.dependencies):
         names.need_keys(("dependencies", index, "hardware"), dep.hardware)
     for fid, feature in r.features.items():
@@ -96,14 +96,14 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
             names.need_keys((*where, "hardware"), mode.hardware)
             names.need_keys((*where, "hardware_overrides"), mode.hardware_overrides)
     for vid, variant in r.variants.items():
-        where = ("variants", vid)
-        names.need_keys((*where, "hardware"), variant.hardware or [])
-        names.need_keys((*where, "precision_hardware"), variant.precision_hardware or [])
-        names.need_keys((*where, "tp"), variant.tp)
-        names.need_keys((*where, "hardware_overrides"), variant.hardware_overrides)
-        names.need_strategies((*where, "strategy_overrides"), variant.strategy_overrides)
-        for sid, mapping in variant.strategy_overrides.items():
-            names.need_keys((*where, "strategy_overrides", sid), mapping)
+        at = ("variants", vid)
+        names.need_keys((*at, "hardware"), variant.hardware or [])
+        names.need_keys((*at, "precision_hardware"), variant.precision_hardware or [])
+        names.need_keys((*at, "tp"), variant.tp)
+        names.need_keys((*at, "hardware_overrides"), variant.hardware_overrides)
+        names.need_strategies((*at, "strategy_overrides"), variant.strategy_overrides)
+        for sid, overrides in variant.strategy_overrides.items():
+            names.need_keys((*at, "strategy_overrides", sid), overrides)
     names.need_keys(("pd",), r.pd)
 
 

@@ -600,7 +600,7 @@ def _request(task: dict[str, Any]) -> dict[str, Any] | None:
 def _omni(omni: dict[str, Any], todo: list[str]) -> dict[str, Any]:
     tasks: dict[str, Any] = {}
     for entry in omni.get("tasks") or []:
-        task = {"id": entry} if isinstance(entry, str) else dict(entry)
+        task: dict[str, Any] = {"id": entry} if isinstance(entry, str) else dict(entry)
         key = str(task.get("key") or task["id"]).replace("-", "_").lower()
         out: dict[str, Any] = {"kind": task["id"]}
         for field in ("label", "description", "model_id", "vram_minimum_gb"):

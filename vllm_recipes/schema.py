@@ -651,7 +651,7 @@ class Dependency(Strict):
     """Install methods that need it (a step for Docker runs inside the container)."""
     provides: list[str] = []
     """Paths a command may name (`--deploy-config`, `--chat-template`, ...) that the step
-    leaves where `vllm serve` starts (see builder/files.py)."""
+    leaves where `vllm serve` starts (see builder/commands/needed_files.py)."""
 
 
 ParserKind = Literal["tool_call_parser", "reasoning_parser"]
@@ -909,7 +909,7 @@ class Recipe(Strict):
     dependencies: list[Dependency] = []
     files: dict[str, RecipeFile] = {}
     """Files the commands name by these paths, each fetched by an install step (see
-    builder/files.py)."""
+    builder/commands/needed_files.py)."""
     kv_offload_support: dict[OffloadSupportKey, Support] = {}
     """KV offload tiers this recipe offers (the `kv_offload` selection key: off, cpu, fs)."""
     kv_offload: KvOffload | None = None

@@ -3,7 +3,7 @@
 1. wait for `GET /health` to answer 200 (up to `--timeout` seconds: a model takes a while to
    load);
 2. `GET /v1/models`: the ids it serves (`--model` picks one, else the first);
-3. one small request of the kind the model's recipe serves (builder/smoke.py: a chat
+3. one small request of the kind the model's recipe serves (builder/deployment/smoke.py: a chat
    completion, an embedding, a transcription of a second of silence, a vLLM-Omni task's
    request); a model the catalogue does not have is asked for a chat completion.
 

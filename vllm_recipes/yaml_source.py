@@ -129,6 +129,8 @@ class _Shallow:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
+                # A mixin of PyYAML's loaders (untyped): peek_event and compose_node are the
+                # composer's, which the checker cannot see on this class.
                 raise yaml.composer.ComposerError(
                     None, None, f"nested deeper than {MAX_DEPTH} levels",
                     self.peek_event().start_mark)  # type: ignore[attr-defined]
@@ -142,6 +144,8 @@ class _PyLoader(_Shallow, yaml.SafeLoader):
     syntax errors say what was expected (libyaml's say less), so it reads files that fail."""
 
 
+# The base is chosen at run time (libyaml's loader where PyYAML has it), which a checker cannot
+# follow as a class.
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The same on libyaml's parser when PyYAML has it (several times faster)."""
 
@@ -270,6 +274,7 @@ def read_yaml(path: Path, display: str) -> YamlFile:
     return YamlFile(path, display, data, lines)
 
 
+# (A base chosen at run time, as for _Loader.)
 class _PlainLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """PyYAML's safe loading as is (for other projects' files)."""
 

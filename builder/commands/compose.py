@@ -67,7 +67,8 @@ class Override:
 
 @dataclass(frozen=True)
 class Context:
-    """Everything a layout needs to render commands for one resolved selection."""
+    """Everything a layout needs to render commands for one resolved selection. Made by
+    `deploy_types.context`, which tells it what the selection's deploy type decides."""
 
     catalog: Data
     recipe: Data
