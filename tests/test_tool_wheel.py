@@ -160,3 +160,43 @@ def test_the_docs_start_with_the_install_line_and_show_each_command() -> None:
     index = llms_index([], "https://example.org/")
     assert "`vllm-recipes` tool (`pipx install .`" in index
     assert "--format vllm-config|compose|k8s" in index
+
+
+BUILD_PROBE = """
+import json, sys
+from pathlib import Path
+from vllm_recipes.catalogue import write_packaged
+write_packaged(Path(sys.argv[1]), Path(sys.argv[2]))
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def test_the_build_requirements_hold_what_the_build_imports(tmp_path: Path) -> None:
+    """`pip wheel .` and `pipx install .` build in an isolated environment holding only
+    `[build-system] requires`: every distribution the build step imports (setup.py's
+    `write_packaged`) must be listed there, or the build fails on a clean machine."""
+    import importlib.metadata
+    import tomllib
+
+    run = subprocess.run([sys.executable, "-c", BUILD_PROBE, str(ROOT / "recipes"),
+                          str(tmp_path / "catalogue.json")],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    modules = set(json.loads(run.stdout)) - set(sys.stdlib_module_names)
+    distributions = importlib.metadata.packages_distributions()
+    needed = {dist.lower() for module in modules for dist in distributions.get(module, [])}
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    listed = {req.split("=")[0].split(">")[0].split("<")[0].strip().lower() for req in requires}
+    ours = {"vllm-recipes"}
+    # pydantic's own dependencies come with it (pip installs a requirement's requirements).
+    with_deps = set(listed)
+    for name in listed:
+        try:
+            for req in importlib.metadata.requires(name) or []:
+                if "extra ==" not in req:
+                    with_deps.add(req.split(";")[0].split(" ")[0].split(">")[0].split("=")[0]
+                                  .split("<")[0].split("!")[0].split("~")[0].strip().lower())
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    normalise = {name.replace("_", "-") for name in with_deps}
+    missing = {d for d in needed - ours if d.replace("_", "-") not in normalise}
+    assert missing == set(), f"add to [build-system] requires: {sorted(missing)}"

@@ -136,6 +136,29 @@ def test_a_recorded_commit_the_checkout_lacks_is_not_compared(
             "  Qwen/Qwen3-8B: the checkout lacks the recorded commit\n") in run.stdout
 
 
+def test_a_recorded_commit_off_the_checkouts_history_is_not_compared(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """A port recorded at a pull request's commit that the checkout has (a full clone fetches
+    it) but whose HEAD never merged: not compared, never "removed upstream"."""
+    repo, first = public
+    branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "pull-request")
+    write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
+    side = commit(repo, "a pull request's commit")
+    git(repo, "checkout", "-q", branch)
+    tree = ported_tree(tmp_path, first)
+    hf_id = "Qwen/Qwen3-8B"
+    text = (tree / "models" / f"{hf_id}.yaml").read_text()
+    text = text[:text.index("upstream:")] + (
+        f"upstream:\n  path: models/newco/New-1B.yaml\n  commit: {side.strip()}\n")
+    (tree / "models" / f"{hf_id}.yaml").write_text(text)
+    run = upstream(repo, tree)
+    assert run.returncode == 0, run.stdout
+    assert "removed upstream: 0" in run.stdout
+    assert (f"  {hf_id}: the recorded commit is not in the history of the checkout's HEAD"
+            in run.stdout)
+
+
 def test_a_plain_tree_reports_new_and_removed_only(tmp_path: Path,
                                                    public: tuple[Path, str]) -> None:
     repo, first = public

@@ -87,11 +87,14 @@ def _git(checkout: Path, *args: str) -> str | None:
     return run.stdout if run.returncode == 0 else None
 
 
-def _commits_since(checkout: Path, commit: str) -> dict[str, int] | None:
-    """How many commits after `commit` touched each file of `models/` (one `git log`), or
-    None when the checkout does not have `commit`."""
+def _commits_since(checkout: Path, commit: str) -> dict[str, int] | str:
+    """How many commits after `commit` touched each file of `models/` (one `git log`), or why
+    they cannot be counted: the checkout lacks `commit`, or its HEAD does not descend from it
+    (a checkout older than the port, or a commit of a pull request the branch never merged)."""
     if _git(checkout, "cat-file", "-e", f"{commit}^{{commit}}") is None:
-        return None
+        return "the checkout lacks the recorded commit"
+    if _git(checkout, "merge-base", "--is-ancestor", commit, "HEAD") is None:
+        return "the recorded commit is not in the history of the checkout's HEAD"
     log = _git(checkout, "log", "--format=", "--name-only", f"{commit}..HEAD", "--", "models")
     counts: dict[str, int] = {}
     for line in (log or "").splitlines():
@@ -243,8 +246,8 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
         if path in ported or (model_id or "").casefold() in ours:
             continue
         result.new.append({"path": path, "model_id": model_id or "?"})
-    known: dict[str, dict[str, int] | None] = {}
-    """Recorded commit → commits per public path after it (None: the checkout lacks it)."""
+    known: dict[str, dict[str, int] | str] = {}
+    """Recorded commit → commits per public path after it, or why they cannot be counted."""
     for path, hf_id in ported.items():
         recipe = recipes[hf_id]
         commit = recipe.upstream.commit
@@ -258,8 +261,8 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
         if commit not in known:
             known[commit] = _commits_since(checkout, commit)
         since = known[commit]
-        if since is None:
-            result.unknown.append({**row, "why": "the checkout lacks the recorded commit"})
+        if isinstance(since, str):
+            result.unknown.append({**row, "why": since})
             continue
         if path not in public:
             (result.retired_removed if recipe.retired else result.removed).append(row)
