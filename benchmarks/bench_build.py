@@ -101,7 +101,27 @@ def synthetic_tree(target: Path, count: int) -> int:
             out.write_text(text, encoding="utf-8")
             out.with_suffix(".md").write_text(guide, encoding="utf-8")
             made += 1
+    _drop_missing_related(target)
     return made
+
+
+RELATED = re.compile(r"^(\s*related_recipes:\s*)\[([^\]]*)\]", re.M)
+
+
+def _drop_missing_related(target: Path) -> None:
+    """A tree smaller than the real one leaves some `related_recipes` pointing at recipes it
+    does not hold, which the build refuses: keep only those it holds."""
+    held = {f"{path.parent.name}/{path.stem}" for path in (target / "models").glob("*/*.yaml")}
+    for path in (target / "models").glob("*/*.yaml"):
+        text = path.read_text(encoding="utf-8")
+
+        def kept(match: re.Match[str]) -> str:
+            ids = [i.strip() for i in match.group(2).split(",") if i.strip()]
+            return f"{match.group(1)}[{', '.join(i for i in ids if i in held)}]"
+
+        new = RELATED.sub(kept, text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
 
 
 def mkdocs_build(recipes: Path, site: Path) -> tuple[float, int]:
