@@ -87,7 +87,7 @@ def synthetic_tree(target: Path, count: int) -> int:
     for copy in range(count // len(sources) + 1):
         for source in sources:
             if made == count:
-                return made
+                break
             text = source.read_text(encoding="utf-8")
             guide = source.with_suffix(".md").read_text(encoding="utf-8")
             name = source.stem
