@@ -109,9 +109,12 @@ RELATED = re.compile(r"^(\s*related_recipes:\s*)\[([^\]]*)\]", re.M)
 
 
 def _drop_missing_related(target: Path) -> None:
-    """A tree smaller than the real one leaves some `related_recipes` pointing at recipes it
-    does not hold, which the build refuses: keep only those it holds."""
+    """A tree smaller than the real one leaves some `related_recipes` and deployment files
+    pointing at recipes it does not hold, which the build refuses: keep only those it holds."""
     held = {f"{path.parent.name}/{path.stem}" for path in (target / "models").glob("*/*.yaml")}
+    for path in (target / "deployments").glob("*/*.yaml"):
+        if f"{path.parent.name}/{path.stem}" not in held:
+            path.unlink()
     for path in (target / "models").glob("*/*.yaml"):
         text = path.read_text(encoding="utf-8")
 
