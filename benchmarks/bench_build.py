@@ -115,6 +115,11 @@ def _drop_missing_related(target: Path) -> None:
     for path in (target / "deployments").glob("*/*.yaml"):
         if f"{path.parent.name}/{path.stem}" not in held:
             path.unlink()
+    for path in (target / "configurations").glob("*.yaml"):
+        model = re.search(r"^model:\s*[\"']?([\w.-]+/[\w.-]+)", path.read_text(encoding="utf-8"),
+                          re.M)
+        if model is not None and model.group(1) not in held:
+            path.unlink()
     for path in (target / "models").glob("*/*.yaml"):
         text = path.read_text(encoding="utf-8")
 
