@@ -72,6 +72,7 @@ def _ids(path: Path) -> list[str]:
     ids = [data["model"]["model_id"]]
     ids += [v["model_id"] for v in data.get("variants", {}).values()
             if v.get("model_id") and v["model_id"] not in ids]
+    ids += [alias for alias in data.get("aliases", []) if alias not in ids]  # earlier ids
     return ids
 
 
