@@ -44,3 +44,7 @@ class SelectionError(ValueError):
         super().__init__(f"{shown(key)}: {reason}")
         self.key = key
         self.reason = reason
+
+    def __reduce__(self) -> tuple[type[SelectionError], tuple[str, str]]:
+        """Picklable (a build's worker processes hand it back to the build)."""
+        return (SelectionError, (self.key, self.reason))

@@ -158,3 +158,14 @@ def test_docker_form_puts_one_option_per_line_whatever_the_commands_own_layout(
     assert docker["docker_text"].count("o/m") == 1
     assert shlex.split(docker["docker_text"].replace("\\\n", " "))[-len(argv) + 2:] == argv[2:]
     assert docker["docker_argv"][-len(argv) + 3:] == argv[3:]
+
+
+def test_a_selection_error_survives_pickling() -> None:
+    """A build's worker processes hand errors back to the build by pickling them."""
+    import pickle
+
+    from builder.errors import SelectionError
+
+    error = pickle.loads(pickle.dumps(SelectionError("hardware", "not offered on X")))
+    assert (error.key, error.reason, str(error)) == ("hardware", "not offered on X",
+                                                    "hardware: not offered on X")
