@@ -241,7 +241,9 @@ def bench_builder() -> Iterator[Figure]:
     # For context: the catalogue's other recipes are simpler than DeepSeek-V4-Flash (six
     # variants, fifteen hardware, prefill/decode): each one's default selection, fresh.
     medians = []
-    for other in catalog.recipes:
+    for other, known in catalog.recipes.items():
+        if known.retired is not None:
+            continue  # a retired recipe has no command
         other_recipe = catalog.builder_recipe(other)
         medians.append(_median_ms(lambda r=other_recipe: build(data, r, {}), runs=30))
     yield Figure(f"  fresh, median over the {len(medians)} recipes' defaults",
