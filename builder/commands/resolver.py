@@ -21,14 +21,14 @@ from ..vocabulary import OFF
 from .deploy_types import context, deploy_type
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
-from .memo import Memo
+from .memo import MISS, Memo
 from .offering import default_hardware, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
 from .query import choices, offered_hardware, recipe_strategies
 from .reasons import feature_reason, mode_reason, strategy_reason
-from .stages import LATER, PREFIX, STAGES, stage_index
+from .stages import LATER, STAGES, stage_index
 
 __all__ = ["Resolver"]
 
@@ -56,12 +56,20 @@ class Resolver:
 
     def names(self, hw_id: str) -> frozenset[str]:
         """`hardware_keys.names` of the hardware."""
-        return self.memo(("names", hw_id), names, hw_id, self.catalog["hardware"][hw_id])
+        key = ("names", hw_id)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = names(hw_id, self.catalog["hardware"][hw_id])
+        return found
 
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None:
-        return self.memo(("variant", variant_id, hw_id), variant_reason, self.catalog,
-                         self.recipe, variant_id, hw_id, hw_id in self._offered,
-                         self.names(hw_id))
+        key = ("variant", variant_id, hw_id)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = variant_reason(
+                self.catalog, self.recipe, variant_id, hw_id, hw_id in self._offered,
+                self.names(hw_id))
+        return found
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""
@@ -73,13 +81,20 @@ class Resolver:
                          self.recipe, variant_id, self.runs_on(variant_id))
 
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
-        return self.memo(("strategy", hw_id, variant_id, sid), strategy_reason, self.catalog,
-                         self.recipe, hw_id, variant_id, sid, self._strategy_set)
+        key = ("strategy", hw_id, variant_id, sid)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = strategy_reason(self.catalog, self.recipe, hw_id,
+                                                     variant_id, sid, self._strategy_set)
+        return found
 
     def first_strategy(self, hw_id: str, variant_id: str) -> str | None:
         """The recipe's most preferred strategy that serves the variant on the hardware."""
-        return self.memo(("first_strategy", hw_id, variant_id), self._first_strategy, hw_id,
-                         variant_id)
+        key = ("first_strategy", hw_id, variant_id)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = self._first_strategy(hw_id, variant_id)
+        return found
 
     def _first_strategy(self, hw_id: str, variant_id: str) -> str | None:
         for sid in self.strategies:
@@ -89,13 +104,19 @@ class Resolver:
 
     def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None:
         """`feature_reason`, kept per hardware, variant, strategy and feature."""
-        return self.memo(("feature", sel["hardware"], sel["variant"], sel["strategy"], fid),
-                         feature_reason, self.catalog, self.recipe, sel, fid)
+        key = ("feature", sel["hardware"], sel["variant"], sel["strategy"], fid)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = feature_reason(self.catalog, self.recipe, sel, fid)
+        return found
 
     def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None:
         """`mode_reason`, kept per hardware, variant, feature and mode."""
-        return self.memo(("mode", sel["hardware"], sel["variant"], fid, mode_id), mode_reason,
-                         self.catalog, self.recipe, sel, fid, mode_id)
+        key = ("mode", sel["hardware"], sel["variant"], fid, mode_id)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = mode_reason(self.catalog, self.recipe, sel, fid, mode_id)
+        return found
 
     def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]:
         """`install_refusals` for `sel`, kept per what the overrides it reads depend on: the
@@ -119,8 +140,12 @@ class Resolver:
         """The hardware, variant, strategy and task `explicit` resolves to (a new dict), or
         SelectionError. The hardware stage is kept per explicit hardware and variant, the
         rest per explicit value of all four keys."""
-        key = tuple(explicit.get(k) for k in PREFIX)
-        sel, error = self.memo(("prefix", *key), self._prefix, explicit, key)
+        get = explicit.get
+        key = ("prefix", get("hardware"), get("variant"), get("strategy"), get(TASK))
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = self._prefix(explicit, key[1:])
+        sel, error = found
         if error is not None:
             raise SelectionError(error.key, error.reason)
         return dict(sel)
