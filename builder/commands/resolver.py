@@ -21,7 +21,7 @@ from ..vocabulary import OFF
 from .deploy_types import context, deploy_type
 from .install import install_refusals
 from .kv_offload import KV_OFFLOAD, offload_reason
-from .memo import MISS, Memo
+from .memo import MISS, Memo, kept
 from .offering import default_hardware, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
@@ -41,7 +41,7 @@ class Resolver:
         self.catalog = catalog
         self.recipe = recipe
         self.features: dict[str, Any] = recipe.get("features", {})
-        self.memo = Memo()
+        self.memo: Memo = {}
         self.offered = offered_hardware(catalog, recipe)
         self._offered = set(self.offered)
         self.strategies = recipe_strategies(catalog, recipe)
@@ -73,12 +73,12 @@ class Resolver:
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""
-        return self.memo(("runs_on", variant_id), variant_hardware, self.catalog, self.recipe,
-                         variant_id, self.offered, self.names)
+        return kept(self.memo, ("runs_on", variant_id), variant_hardware, self.catalog,
+                    self.recipe, variant_id, self.offered, self.names)
 
     def default_hardware(self, variant_id: str) -> str | None:
-        return self.memo(("default_hardware", variant_id), default_hardware, self.catalog,
-                         self.recipe, variant_id, self.runs_on(variant_id))
+        return kept(self.memo, ("default_hardware", variant_id), default_hardware,
+                    self.catalog, self.recipe, variant_id, self.runs_on(variant_id))
 
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
         key = ("strategy", hw_id, variant_id, sid)
@@ -123,11 +123,18 @@ class Resolver:
         hardware, variant, strategy and features."""
         key = ("install", sel["hardware"], sel["variant"], sel["strategy"],
                *(sel.get(fid, OFF) for fid in self.features))
-        return self.memo(key, lambda: install_refusals(context(self.catalog, self.recipe, sel)))
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = install_refusals(context(self.catalog, self.recipe, sel))
+        return found
 
     def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None:
-        return self.memo(("task", sel["hardware"], sel["variant"], task_id), lambda: task_reason(
-            context(self.catalog, self.recipe, {**sel, TASK: task_id})))
+        key = ("task", sel["hardware"], sel["variant"], task_id)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = task_reason(
+                context(self.catalog, self.recipe, {**sel, TASK: task_id}))
+        return found
 
     def offload_reason(self, sel: Mapping[str, str], tier: str) -> str | None:
         strategy = self.catalog["strategies"][sel["strategy"]]
@@ -152,8 +159,8 @@ class Resolver:
 
     def _prefix(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
                 ) -> tuple[dict[str, str], SelectionError | None]:
-        sel, error = self.memo(("prefix", *key[:2]), self._run_stages, explicit, {}, None,
-                               STAGES[:1])
+        sel, error = kept(self.memo, ("prefix", *key[:2]), self._run_stages, explicit, {},
+                          None, STAGES[:1])
         if error is not None:
             return sel, error
         return self._run_stages(explicit, dict(sel), None, STAGES[1:LATER])
@@ -181,8 +188,8 @@ class Resolver:
         last one an explicit key enters can fail, so the rest are not run."""
         later = tuple((k, v) for k, v in explicit.items() if self.stage[k] >= LATER)
         last = max(self.stage[k] for k in explicit)
-        _, error = self.memo(("later", tuple(sel.items()), later, focus), self._run_stages,
-                             explicit, dict(sel), focus, STAGES[LATER:last + 1])
+        _, error = kept(self.memo, ("later", tuple(sel.items()), later, focus),
+                        self._run_stages, explicit, dict(sel), focus, STAGES[LATER:last + 1])
         return error.reason if error is not None else None
 
     def ordered(self, sel: dict[str, str]) -> dict[str, str]:
