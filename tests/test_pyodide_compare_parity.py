@@ -14,24 +14,12 @@ from pathlib import Path
 from builder.diff.closest_selection import ENGINE_ROLES
 from builder.diff.compare import compare_state
 from builder.diff.published import role_text
+from tests.pyodide_prelude import PYODIDE_PRELUDE
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 from tests.test_configurations import joins, published
 from tests.test_pyodide_parity import NODE, PYODIDE
 
-SCRIPT = r"""
-import { loadPyodide } from "pyodide";
-import { readFileSync, readdirSync } from "node:fs";
-import { sep } from "node:path";
-
-const [builderDir, inputPath] = process.argv.slice(2);
-const pyodide = await loadPyodide();
-// The builder and its sub-packages, laid out as the page's worker lays them out.
-for (const name of readdirSync(builderDir, { recursive: true })) {
-  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
-  const target = `/rb/builder/${name.split(sep).join("/")}`;
-  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
-  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
-}
+SCRIPT = PYODIDE_PRELUDE + r"""
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys

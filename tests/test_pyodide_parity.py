@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from builder.views.widget import page_state
+from tests.pyodide_prelude import PYODIDE_PRELUDE
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -21,20 +22,7 @@ COMPANION_CASE = "deepseek-ai/DeepSeek-R1 + single_node_dpa_tp"
 PYODIDE = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
 
 # Runs in Node from the repo root, so `import "pyodide"` resolves to node_modules/pyodide.
-SCRIPT = r"""
-import { loadPyodide } from "pyodide";
-import { readFileSync, readdirSync } from "node:fs";
-import { sep } from "node:path";
-
-const [builderDir, inputPath] = process.argv.slice(2);
-const pyodide = await loadPyodide();
-// The builder and its sub-packages, laid out as the page's worker lays them out.
-for (const name of readdirSync(builderDir, { recursive: true })) {
-  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
-  const target = `/rb/builder/${name.split(sep).join("/")}`;
-  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
-  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
-}
+SCRIPT = PYODIDE_PRELUDE + r"""
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
@@ -117,20 +105,7 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
 
 
 
-DYNAMO_SCRIPT = r"""
-import { loadPyodide } from "pyodide";
-import { readFileSync, readdirSync } from "node:fs";
-import { sep } from "node:path";
-
-const [builderDir, inputPath] = process.argv.slice(2);
-const pyodide = await loadPyodide();
-// The builder and its sub-packages, laid out as the page's worker lays them out.
-for (const name of readdirSync(builderDir, { recursive: true })) {
-  if (!name.endsWith(".py") || name.includes("__pycache__")) continue;
-  const target = `/rb/builder/${name.split(sep).join("/")}`;
-  pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
-  pyodide.FS.writeFile(target, readFileSync(`${builderDir}/${name}`, "utf8"));
-}
+DYNAMO_SCRIPT = PYODIDE_PRELUDE + r"""
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
