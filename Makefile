@@ -29,7 +29,7 @@ help:
 	@echo "make test    install what is missing, run every test (unit, golden, property, site, browser)"
 	@echo "make build   build the static site into site/"
 	@echo "make dev     serve the site while you edit recipes: each save rebuilds what changed"
-	@echo "make bench   build-time, size and page-load benchmarks"
+	@echo "make bench   build-time, size and page-load benchmarks (PUBLIC=<origin>: also side by side with the public site)"
 	@echo "make lint    ruff"
 
 $(VENV)/.installed: requirements.lock pyproject.toml
@@ -132,6 +132,8 @@ bench: install install-browser
 	$(PY) -m benchmarks.bench_build
 	$(PY) -m benchmarks.bench_page
 	$(PY) -m benchmarks.bench_browse
+	@if [ -n "$(PUBLIC)" ]; then $(PY) -m benchmarks.bench_public --public "$(PUBLIC)"; \
+	else echo "bench_public (side by side with the public site) skipped: PUBLIC=<its origin>, see benchmarks/bench_public.py"; fi
 
 clean:
 	rm -rf site .build .pytest_cache .parser-venv
