@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
+from benchmarks.bench_public import LIMIT_MS, PROBE, ours
 from tests.browser.conftest import Site
 from tests.browser.widget import (
     PYTHON_TIMEOUT_MS,
@@ -346,3 +347,20 @@ def test_a_click_after_a_pause_is_answered_from_what_the_worker_worked_out_ahead
     assert shown_copy_text(page) == expected_text(
         V4, {"hardware": "mi325x", "reasoning": "off", "install": "docker",
              "frontend": "python"})
+
+
+def test_the_side_by_side_probe_finds_a_pill_and_sees_it_pressed(site_page: Page,
+                                                                  site: Site) -> None:
+    """benchmarks.bench_public clicks a hardware pill as soon as the page has one and waits
+    for it to show pressed: on our markup it does so with a click the prerendered states
+    answer, and the command it shows is the CLI's for that hardware."""
+    probe = ours(site.origin)
+    site_page.goto(probe.url("Qwen/Qwen3-8B"), wait_until="commit")
+    result = site_page.evaluate(PROBE, [probe.pills, probe.pressed, probe.ident, LIMIT_MS])
+    assert result["interactive"] is not None and result["clicks"] >= 1
+    pressed = site_page.locator(
+        '.rb-widget button.rb-pill[data-key="hardware"][aria-pressed="true"]')
+    expect(pressed).to_have_count(1)
+    hardware = pressed.get_attribute("data-value")
+    assert hardware != "h200"  # the page's default; the probe picked another
+    assert shown_copy_text(site_page) == expected_text("Qwen/Qwen3-8B", {"hardware": hardware})
