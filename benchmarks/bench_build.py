@@ -106,6 +106,19 @@ def synthetic_tree(target: Path, count: int) -> int:
     return made
 
 
+def subset_tree(target: Path, orgs: set[str]) -> int:
+    """A recipe tree with only the recipes of `orgs` (with their guides), and the
+    configurations and deployments of those recipes."""
+    for name in ("hardware.yaml", "schema.json"):
+        shutil.copy(RECIPES / name, target / name)
+    for name in ("strategies", "configurations", "deployments"):
+        shutil.copytree(RECIPES / name, target / name)
+    for org in sorted(orgs):
+        shutil.copytree(RECIPES / "models" / org, target / "models" / org)
+    _drop_missing_related(target)
+    return len(list((target / "models").glob("*/*.yaml")))
+
+
 RELATED = re.compile(r"^(\s*related_recipes:\s*)\[([^\]]*)\]", re.M)
 
 
