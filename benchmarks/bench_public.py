@@ -18,7 +18,10 @@ The public site is not part of this project; build and start it once (Node.js an
 
     git clone https://github.com/vllm-project/recipes public-recipes && cd public-recipes
     pnpm install --frozen-lockfile
-    # offline: drop next/font/google from src/app/layout.js (it downloads fonts at build)
+    # offline: drop next/font/google from src/app/layout.js (it downloads fonts at build), and
+    # put an image at each public/providers/* path src/lib/providers.js names (the build
+    # fetches them from huggingface.co; a missing one is a 404 page that `next start` renders
+    # on its one thread, ahead of the page's scripts, which would slow the public site down)
     pnpm run build && pnpm exec next start -p 3000 -H 127.0.0.1
 
 then, from this checkout:
