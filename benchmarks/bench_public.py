@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,6 +182,13 @@ def main() -> int:
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be 1 or more")
+    probe_url = public(args.public.rstrip("/")).url(MODELS[0])
+    try:
+        with urllib.request.urlopen(probe_url, timeout=30) as response:
+            response.read(1)
+    except (OSError, ValueError) as error:
+        parser.error(f"--public: {probe_url} does not answer ({error}); is the public site "
+                     "running? (see this module's docstring)")
 
     ids = list(MODELS)
     results: dict[tuple[str, bool], list[dict[str, float]]] = {}
