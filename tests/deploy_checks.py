@@ -6,7 +6,6 @@ kubernetes-validate, and vLLM's config-file rules."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -16,7 +15,7 @@ import jsonschema
 import kubernetes_validate
 import yaml
 
-from tests.recipes_data import ROOT
+from tests.vllm_parser.envs import CHECKER, PYTHONS
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 KUBERNETES_VERSION = "1.37.0"
@@ -73,17 +72,13 @@ def config_argv(text: str) -> list[str]:
 
 
 def vllm_parser() -> tuple[Path, Path] | None:
-    """(python of a vLLM parser environment, tests/vllm_parser/check_argv.py) when both are
-    here: the parser check another change adds (`make parser-envs`); None otherwise. The
-    python comes from $VLLM_PARSER_PYTHON, else the first parser environment found beside
-    the checkout's venv."""
-    script = ROOT / "tests" / "vllm_parser" / "check_argv.py"
-    given = os.environ.get("VLLM_PARSER_PYTHON")
-    found = [Path(given)] if given else sorted(ROOT.glob(".venv-parser*/**/bin/python"))
-    found = [p for p in found if "omni" not in str(p)]
-    if not script.is_file() or not found or not found[0].exists():
+    """(python of the vLLM parser environment, tests/vllm_parser/check_argv.py) when both are
+    here (`make parser-envs`), None otherwise. The python is the one every parser test uses
+    (tests/vllm_parser/envs.py)."""
+    python = Path(PYTHONS["vllm"])
+    if not CHECKER.is_file() or not python.exists():
         return None
-    return found[0], script
+    return python, CHECKER
 
 
 def vllm_parser_error(config: Path, checker: tuple[Path, Path]) -> str | None:

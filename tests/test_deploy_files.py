@@ -253,14 +253,13 @@ def test_a_command_that_needs_the_shell_runs_through_it(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- vLLM's parser
 
 
+@pytest.mark.vllm_parser
 def test_vllm_parser_accepts_the_config_file(tmp_path: Path) -> None:
     """`vllm serve --config vllm-config.yaml` through vLLM 0.33.0's own parser, with the
-    parser check of tests/vllm_parser/ where its environment exists."""
+    parser check of tests/vllm_parser/ (like every vllm_parser test, it needs `make
+    parser-envs`; `make test-fast` leaves it out)."""
     checker = vllm_parser()
-    if checker is None:
-        pytest.skip("no vLLM parser environment (tests/vllm_parser/check_argv.py and "
-                    "$VLLM_PARSER_PYTHON or .venv-parser*/): the config rules are checked by "
-                    "test_every_file_made_validates")
+    assert checker is not None, "no vLLM parser environment: run `make parser-envs`"
     _, made = files(QWEN, {"hardware": "h100"})
     config = tmp_path / "vllm-config.yaml"
     config.write_text(made["vllm-config"]["text"], encoding="utf-8")

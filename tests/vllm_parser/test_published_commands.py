@@ -14,7 +14,6 @@ tests fail (the fast suite deselects the `vllm_parser` marker; `make test` never
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from functools import cache
@@ -30,19 +29,12 @@ from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid, hf_ids
 from tests.test_render_matrix import _feature_queries, _task_queries
+from tests.vllm_parser.envs import CHECKER, OMNI_VERSION, PYTHONS
 from vllm_recipes.flag_types import read_types, with_types, without_types
 from vllm_recipes.vllm_flags import FLAGS_FILE, OMNI_FLAGS_FILE
 
 pytestmark = pytest.mark.vllm_parser
 
-CHECKER = Path(__file__).with_name("check_argv.py")
-OMNI_VERSION = "0.30.0"
-PYTHONS = {
-    "vllm": os.environ.get("VLLM_PARSER_PYTHON")
-    or str(ROOT / ".parser-venv" / f"vllm-{VLLM_VERSION}" / "bin" / "python"),
-    "omni": os.environ.get("VLLM_OMNI_PARSER_PYTHON")
-    or str(ROOT / ".parser-venv" / f"vllm-omni-{OMNI_VERSION}" / "bin" / "python"),
-}
 BATCH = 400
 
 
