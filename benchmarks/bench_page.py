@@ -374,7 +374,7 @@ FIRST_CLICK = """async () => {
 WIRED = "document.querySelector('.rb-mount')?.rbMount"
 
 
-class _Received:
+class Received:
     """Bytes of the responses the browser has received whole (body as sent, headers), its
     workers' included (a dedicated worker's requests are the page's to Playwright)."""
 
@@ -390,7 +390,7 @@ class _Received:
         self.bytes += sizes["responseBodySize"] + sizes["responseHeadersSize"]
 
 
-def _first_click(page: Page, url: str, received: _Received) -> dict[str, float]:
+def _first_click(page: Page, url: str, received: Received) -> dict[str, float]:
     """Open `url`, click a pill as soon as the widget is wired: when that click's command was
     painted (ms since navigation) and the bytes received until then."""
     before = received.bytes
@@ -417,7 +417,7 @@ def interactive(browser: Browser, origin: str, *, throttled: bool = False,
     context, foreign = _context(browser, origin)
     if throttled:
         context.add_init_script("delete window.SharedWorker;")
-    received = _Received(context)
+    received = Received(context)
     try:
         page = context.new_page()
         if throttled:

@@ -42,10 +42,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
-from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Browser, Page, sync_playwright
 
-from benchmarks.bench_page import THROTTLE, served_site
+from benchmarks.bench_page import THROTTLE, Received, served_site
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
 RUNS = 5
@@ -122,21 +121,6 @@ PROBE = """async ([pillsSource, pressedSource, identSource, limit]) => {
   return {interactive: null, clicks, seen: `${document.title}, ${document.readyState}, ` +
     `${document.querySelectorAll("button").length} buttons, ${pills().length} pills`};
 }""".replace("RETRY", str(RETRY_FRAMES))
-
-
-class Received:
-    """Bytes of the responses received whole in a context (headers and body as sent)."""
-
-    def __init__(self, context: BrowserContext) -> None:
-        self.bytes = 0
-        context.on("requestfinished", self._finished)
-
-    def _finished(self, request: Request) -> None:
-        try:
-            sizes = request.sizes()
-        except PlaywrightError:
-            return
-        self.bytes += sizes["responseBodySize"] + sizes["responseHeadersSize"]
 
 
 def first_click(page: Page, site: Site, hf_id: str, received: Received, throttled: bool
