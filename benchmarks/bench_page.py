@@ -401,7 +401,7 @@ def _first_click(page: Page, url: str, received: Received) -> dict[str, float]:
             "bytes": received.bytes - before}
 
 
-def _throttle(page: Page) -> CDPSession:
+def throttle(page: Page) -> CDPSession:
     session = page.context.new_cdp_session(page)
     session.send("Network.enable")
     session.send("Network.emulateNetworkConditions", THROTTLE)
@@ -421,13 +421,13 @@ def interactive(browser: Browser, origin: str, *, throttled: bool = False,
     try:
         page = context.new_page()
         if throttled:
-            _throttle(page)
+            throttle(page)
         cold = _first_click(page, f"{origin}/{hf_id}/", received)
         out = {"cold_ms": cold["interactive_ms"], "cold_bytes": cold["bytes"]}
         if warm:
             second = context.new_page()
             if throttled:
-                _throttle(second)
+                throttle(second)
             again = _first_click(second, f"{origin}/{OTHER_ID}/", received)
             out.update(warm_ms=again["interactive_ms"], warm_bytes=again["bytes"])
     finally:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from benchmarks.bench_page import THROTTLE, Received, served_site
+from benchmarks.bench_page import Received, served_site, throttle
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
 RUNS = 5
@@ -125,11 +125,9 @@ PROBE = """async ([pillsSource, pressedSource, identSource, limit]) => {
 
 def first_click(page: Page, site: Site, hf_id: str, received: Received, throttled: bool
                 ) -> dict[str, float]:
-    """Open `hf_id`'s page on `site` and probe it: when a click first changed the command."""
+    """Open `hf_id`'s page on `site` and probe it: when a click first showed its pill pressed."""
     if throttled:
-        session = page.context.new_cdp_session(page)
-        session.send("Network.enable")
-        session.send("Network.emulateNetworkConditions", THROTTLE)
+        throttle(page)
     before = received.bytes
     page.goto(site.url(hf_id), wait_until="commit", timeout=120_000)
     result = page.evaluate(PROBE, [site.pills, site.pressed, site.ident, LIMIT_MS])
