@@ -76,13 +76,19 @@ def _ids(path: Path) -> list[str]:
     return ids
 
 
-def synthetic_tree(target: Path, count: int) -> int:
-    """A recipe tree with `count` recipes: the real ones, then copies of them with every model
-    id suffixed (`-x001`, ...); the configurations and deployments stay the real ones'."""
+def _copy_shared(target: Path) -> None:
+    """What every recipe tree holds besides its models: the hardware taxonomy, the schema,
+    the strategies, configurations and deployments (the real ones)."""
     for name in ("hardware.yaml", "schema.json"):
         shutil.copy(RECIPES / name, target / name)
     for name in ("strategies", "configurations", "deployments"):
         shutil.copytree(RECIPES / name, target / name)
+
+
+def synthetic_tree(target: Path, count: int) -> int:
+    """A recipe tree with `count` recipes: the real ones, then copies of them with every model
+    id suffixed (`-x001`, ...); the configurations and deployments stay the real ones'."""
+    _copy_shared(target)
     sources = sorted((RECIPES / "models").glob("*/*.yaml"))
     made = 0
     for copy in range(count // len(sources) + 1):
@@ -109,10 +115,7 @@ def synthetic_tree(target: Path, count: int) -> int:
 def subset_tree(target: Path, orgs: set[str]) -> int:
     """A recipe tree with only the recipes of `orgs` (with their guides), and the
     configurations and deployments of those recipes."""
-    for name in ("hardware.yaml", "schema.json"):
-        shutil.copy(RECIPES / name, target / name)
-    for name in ("strategies", "configurations", "deployments"):
-        shutil.copytree(RECIPES / name, target / name)
+    _copy_shared(target)
     for org in sorted(orgs):
         shutil.copytree(RECIPES / "models" / org, target / "models" / org)
     _drop_missing_related(target)
