@@ -18,11 +18,15 @@ OMNI_VENV := .parser-venv/vllm-omni-$(OMNI_VERSION)
 PIP_QUIET := --quiet --disable-pip-version-check --no-deps --no-compile
 export VLLM_PARSER_PYTHON := $(CURDIR)/$(PARSER_VENV)/bin/python
 export VLLM_OMNI_PARSER_PYTHON := $(CURDIR)/$(OMNI_VENV)/bin/python
+# NVIDIA AIConfigurator's memory model, for the test that checks our fit arithmetic against it.
+AIC_VERSION := $(shell sed -n 's/^aiconfigurator-core==//p' requirements-aiconfigurator.lock)
+AIC_VENV := .aic-venv/aiconfigurator-core-$(AIC_VERSION)
+export AICONFIGURATOR_PYTHON := $(CURDIR)/$(AIC_VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
 .PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
-	lint bench schema clean parser-envs flags
+	lint bench schema clean parser-envs aic-env flags
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
@@ -58,6 +62,16 @@ $(OMNI_VENV)/.installed: requirements-parser-omni.lock
 	touch $@
 
 parser-envs: $(PARSER_VENV)/.installed $(OMNI_VENV)/.installed
+
+# NVIDIA AIConfigurator (aiconfigurator-core, CPU only): its memory estimator checks our fit
+# arithmetic (tests/aiconfigurator/). Cached like the parser environments, keyed by its lock.
+$(AIC_VENV)/.installed: requirements-aiconfigurator.lock
+	rm -rf $(AIC_VENV)
+	$(PYTHON) -m venv $(AIC_VENV)
+	$(AIC_VENV)/bin/pip install $(PIP_QUIET) -r requirements-aiconfigurator.lock
+	touch $@
+
+aic-env: $(AIC_VENV)/.installed
 
 # Our flag lists, written from the same parsers (a test fails while they are stale). After a
 # bump of VLLM_VERSION the new release's list does not exist yet: `make test` writes it.
@@ -110,7 +124,7 @@ dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
 test: install install-browser install-nginx
-	$(MAKE) -j2 parser-envs
+	$(MAKE) -j2 parser-envs aic-env
 	$(MAKE) $(FLAGS_FILE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
@@ -136,4 +150,4 @@ bench: install install-browser
 	else echo "bench_public (side by side with the public site) skipped: PUBLIC=<its origin>, see benchmarks/bench_public.py"; fi
 
 clean:
-	rm -rf site .build .pytest_cache .parser-venv
+	rm -rf site .build .pytest_cache .parser-venv .aic-venv

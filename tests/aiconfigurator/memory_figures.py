@@ -1,0 +1,78 @@
+"""Run inside the AIConfigurator environment (`make aic-env`), not by pytest: NVIDIA
+AIConfigurator's own per-GPU memory figures for the cells the fit test asks about.
+
+stdin: a JSON list of cells, each {"model": <an id of aiconfigurator_core's model_configs>,
+"system": <its system name, e.g. h200_sxm>, "tp": <tensor-parallel size>, "kv": "bfloat16" |
+"fp8", "moe": true|false}. stdout: the same list, each cell with "weights_bytes" (weights per
+GPU) and "kv_bytes_per_token" (KV cache per token per GPU), or "error".
+`--models` prints the model ids AIConfigurator ships configs for, one per line.
+
+Its vLLM memory model is `aiconfigurator_core.sdk.memory.estimate_kv_cache` (the path of
+`aiconfigurator cli estimate --backend vllm`); a MoE model is asked with its experts split by
+tensor parallelism (moe_tp = tp, moe_ep = 1), vLLM's layout without --enable-expert-parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def models() -> list[str]:
+    import aiconfigurator_core
+
+    folder = Path(aiconfigurator_core.__file__).parent / "model_configs"
+    names = sorted(p.name[: -len("_config.json")] for p in folder.glob("*_config.json"))
+    return [name.replace("--", "/", 1) for name in names]
+
+
+def figures(cell: dict[str, Any]) -> dict[str, Any]:
+    from aiconfigurator_core.sdk import perf_database
+    from aiconfigurator_core.sdk.memory import estimate_kv_cache
+
+    tp = int(cell["tp"])
+    moe = bool(cell.get("moe"))
+    try:
+        result = estimate_kv_cache(
+            cell["model"],
+            cell["system"],
+            "vllm",
+            perf_database.get_latest_database_version(cell["system"], "vllm"),
+            max_num_tokens=4096,
+            max_batch_size=1,
+            memory_fraction_kind="of_total",
+            memory_fraction_value=0.9,
+            tp_size=tp,
+            moe_tp_size=tp if moe else None,
+            moe_ep_size=1 if moe else None,
+            kvcache_quant_mode=cell.get("kv", "bfloat16"),
+        )
+    except Exception as error:  # noqa: BLE001 - every failure is reported, per cell
+        return {**cell, "error": f"{type(error).__name__}: {error}"[:300]}
+    return {
+        **cell,
+        "weights_bytes": int(result["memory_breakdown"]["weights_bytes"]),
+        "kv_bytes_per_token": int(result["kv_size_per_token_bytes"]),
+    }
+
+
+def main() -> int:
+    warnings.simplefilter("ignore")
+    os.environ.setdefault("AICONFIGURATOR_LOG_LEVEL", "ERROR")
+    if sys.argv[1:] == ["--models"]:
+        print("\n".join(models()))
+        return 0
+    import logging
+
+    logging.disable(logging.WARNING)
+    cells = json.load(sys.stdin)
+    json.dump([figures(cell) for cell in cells], sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
