@@ -4,7 +4,8 @@ The container gets the smallest grant that runs the command (issue 32): the bran
 `docker_device_args` (recipes/hardware.yaml, each with its vendor's source), in which `{gpus}`
 names the devices the command itself uses (`node_devices`: `all` when it uses every GPU of its
 node, else `"device=0,1"`, or the pool's own devices on a shared node); shared memory through
-`--ipc=host`; the brand's `docker_rdma_args` only for a layout that spans nodes; and
+`--ipc=host`; the brand's `docker_rdma_args` only for a layout that spans nodes or a KV
+connector that moves its blocks over RDMA (`uses_rdma`); and
 `-e HF_TOKEN`, which passes the token of the shell it runs from by name (never its value), for
 gated checkpoints.
 """
@@ -22,7 +23,8 @@ from .compose import Context
 from .omni import server_gpus
 from .summary import parallel_sizes
 
-__all__ = ["GPUS", "HF_TOKEN", "docker_image", "gpus_value", "node_devices", "with_docker"]
+__all__ = ["GPUS", "HF_TOKEN", "docker_image", "gpus_value", "node_devices", "uses_rdma",
+           "with_docker"]
 
 HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
 HF_TOKEN = "HF_TOKEN"
@@ -52,6 +54,13 @@ def node_devices(argv: list[str], *, omni: bool = False) -> int:
     if local is not None:
         return max(1, local * sizes["TP"] * sizes["PP"])
     return max(1, math.prod(sizes.values()) // (_flag_value(argv, "--nnodes") or 1))
+
+
+def uses_rdma(argv: list[str]) -> bool:
+    """The command's KV connector moves KV blocks over RDMA (`"mooncake_protocol": "rdma"` in
+    its `--kv-transfer-config`), even between pools of one node."""
+    return any(flag == "--kv-transfer-config" and '"rdma"' in value
+               for flag, value in zip(argv, argv[1:], strict=False))
 
 
 def gpus_value(ctx: Context, command: Command, *, omni: bool = False) -> str:
@@ -113,7 +122,7 @@ def with_docker(
         # the container sees only the devices named, numbered from 0: the pool's
         # visible-devices variable would name devices it does not have
         env.pop(ctx.brand.get("visible_devices_env") or "", None)
-    if rdma:
+    if rdma or uses_rdma(argv):
         device_args += ctx.brand.get("docker_rdma_args", [])
     device_groups = [list(g) for g in split_options(device_args)]
     bare_tail: list[str] = []
