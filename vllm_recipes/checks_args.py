@@ -20,10 +20,9 @@ feature's or mode's `args`, every `extra_args`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
-
-import re
 
 from builder.arglist import is_flag
 from builder.commands.needed_files import path_values, source_tree_file
@@ -149,14 +148,14 @@ def check_parsers(recipe: Recipe, problems: Problems) -> None:
     omni = recipe.omni is not None
     for path, tokens in args_fields(recipe):
         for index, option, spec, _, value in options(list(tokens), omni):
-            names = spec.get("registered_names")
-            if spec["dest"] not in PARSER_OPTIONS or not names or not isinstance(value, str):
+            known: list[str] = spec.get("registered_names") or []
+            if spec["dest"] not in PARSER_OPTIONS or not known or not isinstance(value, str):
                 continue
-            if value in names or value in own[spec["dest"]]:
+            if value in known or value in own[spec["dest"]]:
                 continue
             problems.add((*path, index), (
                 f"{option} {value!r}: not a {PARSER_OPTIONS[spec['dest']]} parser of vLLM "
-                f"{VLLM_VERSION} ({', '.join(names)}) nor one a file of the recipe registers "
+                f"{VLLM_VERSION} ({', '.join(known)}) nor one a file of the recipe registers "
                 "(files: NAME: registers:)"))
 
 

@@ -59,9 +59,10 @@ HUMAN_READABLE = {"max_num_batched_tokens", "max_num_scheduled_tokens", "kv_cach
 VALIDATED_STR_LITERALS = {("CacheConfig", "cache_dtype"): "is_known_kv_cache_dtype"}
 """`Literal | str` fields whose config validator refuses values outside the Literal (the
 validator, checked to exist in the source)."""
-PARSER_REGISTRIES = {"--tool-call-parser": ("tool_parsers/__init__.py", "_TOOL_PARSERS_TO_REGISTER"),
-                     "--reasoning-parser": ("reasoning/__init__.py",
-                                            "_REASONING_PARSERS_TO_REGISTER")}
+PARSER_REGISTRIES = {
+    "--tool-call-parser": ("tool_parsers/__init__.py", "_TOOL_PARSERS_TO_REGISTER"),
+    "--reasoning-parser": ("reasoning/__init__.py", "_REASONING_PARSERS_TO_REGISTER"),
+}
 """Option → (module of vLLM's package, the dict whose keys are the parser names it registers)."""
 READ = ("config", "engine", "entrypoints/common", "utils", "compilation",
         "model_executor/layers/quantization", "attention", "v1/attention", "platforms",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 
 from ..arglist import ArgList, split_options
 from ..hardware_keys import most_specific
@@ -60,7 +61,7 @@ def uses_rdma(argv: list[str]) -> bool:
     """The command's KV connector moves KV blocks over RDMA (`"mooncake_protocol": "rdma"` in
     its `--kv-transfer-config`), even between pools of one node."""
     return any(flag == "--kv-transfer-config" and '"rdma"' in value
-               for flag, value in zip(argv, argv[1:], strict=False))
+               for flag, value in pairwise(argv))
 
 
 def gpus_value(ctx: Context, command: Command, *, omni: bool = False) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from ..arglist import SHORT_FLAGS, ArgList, split_options
+from ..arglist import SHORT_FLAGS, split_options
 from ..commands.deploy_types import DeployType, deploy_type
 from ..commands.docker import node_devices
 from ..commands.multi_node import RANK_FLAGS
