@@ -6,7 +6,8 @@ feature's or mode's `args`, every `extra_args`):
 - every path-valued option (`--chat-template`, the parser plugins, `--deploy-config`, ...)
   names a file that an install step of each install method the recipe offers provides: a file
   of vLLM's source tree, one of the recipe's `files`, or a `dependencies` step's `provides`;
-- no option is given twice in one list (the later value would silently replace the other);
+- no option is given twice in one list (a flag set again replaces its earlier value, in the
+  builder's argument lists as in vLLM's parser: one of the two would be dropped unseen);
 - `--tool-call-parser` and `--reasoning-parser` name a parser vLLM registers
   (`registered_names` of the flag list, read from the release's source) or one a recipe file
   registers when its plugin option loads it (`files: {...: {registers: ...}}`);
@@ -124,7 +125,8 @@ def options(tokens: list[Any], omni: bool = False
 
 
 def check_twice(recipe: Recipe, problems: Problems) -> None:
-    """No option is given twice in one list: vLLM keeps the later value without a word."""
+    """No option is given twice in one list: the later value would replace the earlier one
+    without a word."""
     omni = recipe.omni is not None
     for path, tokens in args_fields(recipe):
         seen: dict[str, tuple[int, str]] = {}
@@ -133,8 +135,9 @@ def check_twice(recipe: Recipe, problems: Problems) -> None:
             if identity in seen:
                 first, written = seen[identity]
                 problems.add((*path, index), f"{option}: given twice in this list (also as "
-                                             f"{written}, item {first}); vLLM would keep only "
-                                             "the later value")
+                                             f"{written}, item {first}); a flag set again "
+                                             "replaces its earlier value, so one is dropped "
+                                             "without a word")
             seen.setdefault(identity, (index, option))
 
 

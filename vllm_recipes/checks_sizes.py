@@ -158,7 +158,7 @@ def _divides(loc: tuple[Any, ...], key: str, text: str, hardware: dict[str, Any]
         hw = hardware[hw_id]
         runs = any(variant_runs_on(catalog, data, v, hw_id) for v in vids)
         if runs and one_node and size > hw["gpu_count"]:
-            problems.add(loc, f"{size} is more than the {hw['gpu_count']} GPUs of a "
+            problems.add(loc, f"{size} is more than the {hw['gpu_count']} GPUs of one "
                               f"{hw['display_name']} node, and a one-node strategy runs it")
             return
         if runs and hw["gpu_count"] % size and size <= hw["gpu_count"]:
