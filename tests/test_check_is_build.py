@@ -39,6 +39,15 @@ def recipe(root: Path) -> Path:
     return root / "models" / f"{MODEL}.yaml"
 
 
+def _lower_case_twin(root: Path) -> None:
+    """A second recipe, qwen/qwen3-8b, whose id is Qwen/Qwen3-8B's in lower case."""
+    twin = root / "models" / "qwen" / "qwen3-8b.yaml"
+    twin.parent.mkdir()
+    twin.write_text(recipe(root).read_text(encoding="utf-8").replace(
+        "model_id: Qwen/Qwen3-8B", "model_id: qwen/qwen3-8b"), encoding="utf-8")
+    shutil.copy(recipe(root).with_suffix(".md"), twin.with_suffix(".md"))
+
+
 Mutation = Callable[[Path], None]
 MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
     "a line break in an argument": (
@@ -117,6 +126,10 @@ MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
                           "vram_minimum_gb: 12}\n"),
         "recipes/models/Qwen/Qwen3-8B.yaml:37: variants.fp8.model_id: 'qwen/qwen3-8b' differs "
         "only in letter case"),
+    "two recipes whose ids differ only in letter case": (
+        lambda root: _lower_case_twin(root),
+        "recipes/models/qwen/qwen3-8b.yaml:16: model.model_id: 'qwen/qwen3-8b' differs only "
+        "in letter case from 'Qwen/Qwen3-8B'"),
     "a valid edit (another max-model-len)": (
         lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
                           "  base_args: {--max-model-len: 16k}\n"),
