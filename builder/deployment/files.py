@@ -32,7 +32,7 @@ from typing import Any, TypedDict
 
 from ..arglist import SHORT_FLAGS, split_options
 from ..commands.deploy_types import DeployType, deploy_type
-from ..commands.docker import node_devices
+from ..commands.docker import HF_TOKEN, node_devices
 from ..commands.multi_node import RANK_FLAGS
 from ..shell import command_text, env_lines, quote
 from ..types import Command, Data, Result
@@ -301,6 +301,9 @@ def compose_file(catalog: Data, recipe: Data, result: Result, *, dynamo: bool = 
     filename = FILE_FORMATS["compose"].filename
     usage = f"docker compose -f {filename} up -d"
     lines = [f"Run: {usage}"]
+    if service.get("environment", {}).get(HF_TOKEN) == f"${{{HF_TOKEN}:-}}":
+        lines.append(f"{HF_TOKEN} comes from your shell or a .env file when set (gated models "
+                     "need it).")
     names = [n for n in _variables(command) if n not in command["env"]]
     if names:
         lines.append("Compose fills in " + ", ".join(f"${n}" for n in names)
