@@ -47,22 +47,23 @@ def invisible_problems(source: YamlFile) -> list[Located]:
     stack: list[tuple[tuple[Any, ...], Any]] = [((), source.data)]
     while stack:
         loc, item = stack.pop()
-        texts: list[tuple[tuple[Any, ...], Any]] = []
+        texts: list[tuple[tuple[Any, ...], Any, str]] = []
         if isinstance(item, dict):
-            texts = [(loc, key) for key in item]
+            texts = [(loc, key, "the key ") for key in item]
             stack += [((*loc, key), value) for key, value in reversed(item.items())]
         elif isinstance(item, list):
             stack += [((*loc, i), value) for i, value in reversed(list(enumerate(item)))]
         else:
-            texts = [(loc, item)]
-        for where, text in texts:
+            texts = [(loc, item, "")]
+        for where, text, what in texts:
             found = INVISIBLE.search(text) if isinstance(text, str) else None
             if found:
                 char = found.group()
                 problems.append(source.problem(where, (
-                    f"holds an invisible U+{ord(char):04X} ({unicodedata.name(char, 'control')}) "
-                    "at character {}: bidirectional and zero-width characters make text read "
-                    "otherwise than it runs; delete it".format(found.start() + 1))))
+                    f"{what}holds an invisible U+{ord(char):04X} "
+                    f"({unicodedata.name(char, 'control')}) at character {found.start() + 1}: "
+                    "bidirectional and zero-width characters make text read otherwise than it "
+                    "runs; delete it")))
     return problems
 
 
