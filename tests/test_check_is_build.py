@@ -39,6 +39,15 @@ def recipe(root: Path) -> Path:
     return root / "models" / f"{MODEL}.yaml"
 
 
+def _lower_case_twin(root: Path) -> None:
+    """A second recipe, qwen/qwen3-8b, whose id is Qwen/Qwen3-8B's in lower case."""
+    twin = root / "models" / "qwen" / "qwen3-8b.yaml"
+    twin.parent.mkdir()
+    twin.write_text(recipe(root).read_text(encoding="utf-8").replace(
+        "model_id: Qwen/Qwen3-8B", "model_id: qwen/qwen3-8b"), encoding="utf-8")
+    shutil.copy(recipe(root).with_suffix(".md"), twin.with_suffix(".md"))
+
+
 Mutation = Callable[[Path], None]
 MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
     "a line break in an argument": (
@@ -67,6 +76,60 @@ MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
         lambda root: edit(recipe(root), "    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n"
                           "    extra_args: {--tensor-parallel-size: 0}\n"),
         "recipes/models/Qwen/Qwen3-8B.yaml:"),
+    # issue 32: nonsense `check` accepted and the build rendered
+    "data parallel 999 on one node": (
+        lambda root: edit(recipe(root), "    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n"
+                          "    extra_args: {--data-parallel-size: 999}\n"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:36: variants.default.extra_args[1]: 999 is more"),
+    "a base TP of 3 (the strategy replaced it)": (
+        lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
+                          "  base_args: {--tensor-parallel-size: 3}\n"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:22: model.base_args[0]: --tensor-parallel-size:"),
+    "a max-model-len beyond the context": (
+        lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
+                          "  base_args: {--max-model-len: 1M}\n"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:22: model.base_args[0]: --max-model-len 1M:"),
+    "the same flag twice": (
+        lambda root: edit(recipe(root), "args: {--reasoning-parser: qwen3}",
+                          "args: [--reasoning-parser, qwen3, --reasoning-parser, deepseek_r1]"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:30: features.reasoning.args[2]: --reasoning-parser:"),
+    "a min_vllm_version above the checked release": (
+        lambda root: edit(recipe(root), "min_vllm_version: 0.8.5", "min_vllm_version: 999.0.0"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:17: model.min_vllm_version: 999.0.0 is above"),
+    "a tool-call parser vLLM does not have": (
+        lambda root: edit(recipe(root), "--tool-call-parser: hermes", "--tool-call-parser: foo"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:26: features.tool_calling.args[1]: "
+        "--tool-call-parser 'foo': not a tool-call parser of vLLM"),
+    "a reasoning parser vLLM does not have": (
+        lambda root: edit(recipe(root), "--reasoning-parser: qwen3", "--reasoning-parser: foo"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:30: features.reasoning.args[0]: "
+        "--reasoning-parser 'foo': not a reasoning parser of vLLM"),
+    "a bidi override in a label": (
+        lambda root: edit(recipe(root), "label: Tool calling", 'label: "Tool \\u202Ecalling"'),
+        "recipes/models/Qwen/Qwen3-8B.yaml:24: features.tool_calling.label: holds an invisible "
+        "U+202E"),
+    "a zero-width space in a label": (
+        lambda root: edit(recipe(root), "label: BF16", 'label: "BF\\u200B16"'),
+        "recipes/models/Qwen/Qwen3-8B.yaml:33: variants.default.label: holds an invisible "
+        "U+200B"),
+    "no guide": (
+        lambda root: (root / "models" / f"{MODEL}.md").unlink(),
+        "recipes/models/Qwen/Qwen3-8B.yaml:16: model.model_id: no guide"),
+    "an FP8 pill on the BF16 checkpoint": (
+        lambda root: edit(recipe(root), "or a CPU host.\n", "or a CPU host.\n"
+                          "  fp8: {label: FP8, precision: fp8, model_id: Qwen/Qwen3-8B, "
+                          "vram_minimum_gb: 12}\n"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:37: variants.fp8.model_id: labelled 'FP8' (fp8)"),
+    "a variant id in another letter case": (
+        lambda root: edit(recipe(root), "or a CPU host.\n", "or a CPU host.\n"
+                          "  fp8: {label: FP8, precision: fp8, model_id: qwen/qwen3-8b, "
+                          "vram_minimum_gb: 12}\n"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:37: variants.fp8.model_id: 'qwen/qwen3-8b' differs "
+        "only in letter case"),
+    "two recipes whose ids differ only in letter case": (
+        lambda root: _lower_case_twin(root),
+        "recipes/models/qwen/qwen3-8b.yaml:16: model.model_id: 'qwen/qwen3-8b' differs only "
+        "in letter case from 'Qwen/Qwen3-8B'"),
     "a valid edit (another max-model-len)": (
         lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
                           "  base_args: {--max-model-len: 16k}\n"),

@@ -273,6 +273,18 @@ def _selections(hf_id: str) -> list[dict[str, str]]:
     return found
 
 
+def _docker_env(docker_argv: list[str]) -> dict[str, str]:
+    """The environment a `docker run` argv gives its container: its own `-e` options (the
+    Docker form passes HF_TOKEN through by name, and names a shared node's devices with
+    `--gpus` instead of the visible-devices variable: issue 32)."""
+    env = {}
+    for flag, value in itertools.pairwise(docker_argv):
+        if flag == "-e":
+            name, eq, text = value.partition("=")
+            env[name] = text if eq else f"${name}"
+    return env
+
+
 @pytest.mark.parametrize("hf_id", hf_ids())
 def test_the_builders_own_text_diffs_as_equal(hf_id: str) -> None:
     """Every command the builder shows (pip and Docker form), pasted back, matches itself."""
@@ -288,12 +300,12 @@ def test_the_builders_own_text_diffs_as_equal(hf_id: str) -> None:
             docker = block["docker_argv"] or []
             inside = docker[docker.index(result["docker_image"]) + 1:] if docker else []
             inside = inside[2:] if inside[:2] == ["vllm", "serve"] else inside
-            forms = [(block["argv"], block["shell"]),
-                     (["vllm", "serve", *inside], block["docker_text"])]
-            for argv, text in forms:
+            forms = [(block["argv"], block["shell"], block["env"]),
+                     (["vllm", "serve", *inside], block["docker_text"], _docker_env(docker))]
+            for argv, text, env in forms:
                 if not text:
                     continue
-                ours = parse_argv(argv, block["env"])
+                ours = parse_argv(argv, env)
                 ours["image"] = result["docker_image"]
                 diff = diff_commands(ours, parse_command(text))
                 statuses = {e["status"] for e in entries(diff).values()}

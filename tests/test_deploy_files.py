@@ -100,8 +100,13 @@ def test_qwen3_8b_on_h100_in_all_three_formats() -> None:
     assert service["image"] == result["docker_image"]
     assert service["command"] == docker[image_at + 1:]
     assert service["ipc"] == "host" and service["ports"] == ["8000:8000"]
+    # issue 32: the one GPU the command uses, not all of them, and nothing privileged
     assert service["deploy"]["resources"]["reservations"]["devices"] == [
-        {"driver": "nvidia", "count": "all", "capabilities": ["gpu"]}]
+        {"driver": "nvidia", "device_ids": ["0"], "capabilities": ["gpu"]}]
+    assert "privileged" not in service
+    assert service["environment"]["HF_TOKEN"] == "${HF_TOKEN:-}"  # by name, from the shell
+    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
+        "name": "hf-token", "key": "token", "optional": True}}} in container["env"]
     assert "~/.cache/huggingface:/root/.cache/huggingface" in service["volumes"]
     assert "/health" in " ".join(service["healthcheck"]["test"])
 

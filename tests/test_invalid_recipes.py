@@ -1,9 +1,10 @@
 """Each broken recipe in tests/invalid/ fails to load with exactly the message in its .error file.
 
-The recipe (and its guide, `<case>.md`, when there is one) is placed at
-recipes/models/test-org/Broken.yaml of a copy of the real tree, so the message names the file
-and line the way an author sees them, then the field, then what is wrong. The .error files were
-checked by hand: each names the line and field the case breaks.
+The recipe (and its guide, `<case>.md`, when there is one, else `_base.md`; the cases of
+`WITHOUT_GUIDE` have none) is placed at recipes/models/test-org/Broken.yaml of a copy of the
+real tree, so the message names the file and line the way an author sees them, then the field,
+then what is wrong. The .error files were checked by hand: each names the line and field the
+case breaks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from vllm_recipes.loader import load_catalog
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.yaml") if not p.stem.startswith("_"))
+WITHOUT_GUIDE = {"no_guide"}
+"""Cases whose recipe has no guide beside it."""
 
 
 def _tree_with(tmp_path: Path, recipe: Path) -> Path:
@@ -28,8 +31,11 @@ def _tree_with(tmp_path: Path, recipe: Path) -> Path:
     target = root / "models" / "test-org" / "Broken.yaml"
     target.parent.mkdir(parents=True)
     shutil.copy(recipe, target)
-    if recipe.with_suffix(".md").is_file():
-        shutil.copy(recipe.with_suffix(".md"), target.with_suffix(".md"))
+    guide = recipe.with_suffix(".md")
+    if not guide.is_file():
+        guide = INVALID / "_base.md"
+    if recipe.stem not in WITHOUT_GUIDE:
+        shutil.copy(guide, target.with_suffix(".md"))
     return root
 
 

@@ -6,10 +6,14 @@
   exists, and no variant id is also a feature's mode id;
 - arguments (`checks_args.py`): every option in the recipe's arguments is one vLLM 0.33.0
   accepts (see `vllm_flags.py`), with a value where it needs one, among its choices, and known
-  JSON keys; every path-valued option (`--chat-template`, the parser plugins,
+  JSON keys; none twice in a list; parser names vLLM (or a recipe file) registers; no
+  parallel size where the strategy sets its own; no `--max-model-len` above the model's
+  context; every path-valued option (`--chat-template`, the parser plugins,
   `--deploy-config`, ...) names a file that an install step of each install method the recipe
   offers provides: a file of vLLM's source tree, one of the recipe's `files`, or a
   `dependencies` step's `provides`;
+- claims (`checks_values.py`): `min_vllm_version` not above the checked release; a variant
+  of another precision serves another checkpoint (or quantizes on the fly);
 - the guide (here): in-page links of the guide and of hardware notes (`#anchor`) name a
   heading of the page; dates: `date_updated` is not before `date_added`;
 
@@ -40,10 +44,18 @@ from builder.commands.build import Builder
 from builder.errors import SelectionError
 
 from .check_problems import Problems
-from .checks_args import check_flags, check_paths
+from .checks_args import (
+    check_context,
+    check_flags,
+    check_parsers,
+    check_paths,
+    check_strategy_sizes,
+    check_twice,
+)
 from .checks_offering import check_offering, check_pd_pools, check_strategies
 from .checks_references import check_ids, check_references
 from .checks_sizes import check_sizes
+from .checks_values import check_checkpoints, check_versions
 from .guide import Guide
 from .schema import HardwareCatalog, Recipe, Strategy
 from .validated import publish
@@ -113,7 +125,13 @@ class _Checker:
         r, problems = self.recipe, self.problems
         check_references(r, self.guide, self.hardware, self.strategies, problems)
         check_flags(r, problems)
+        check_twice(r, problems)
+        check_parsers(r, problems)
+        check_strategy_sizes(r, problems)
+        check_context(r, problems)
         check_paths(r, problems)
+        check_versions(r, problems)
+        check_checkpoints(r, problems)
         check_anchors(r, self.guide, problems)
         check_dates(r, problems)
         check_ids(r, problems)
@@ -179,23 +197,34 @@ def check_default_builds(catalog: dict[str, Any], recipes: dict[str, dict[str, A
 
 def check_unique_model_ids(recipes: dict[str, Recipe],
                            files: dict[str, YamlFile]) -> list[Located]:
-    """A model id names one recipe, one variant or one recipe's alias, never two."""
-    owner: dict[str, str] = {hf_id: hf_id for hf_id in recipes}
-    problems = []
+    """A model id names one recipe, one variant or one recipe's alias, never two, and no two
+    differ only in letter case (Hugging Face ids are case-insensitive on the Hub, the site's
+    pages too on a case-insensitive file system)."""
+    owner: dict[str, str] = {}
+    folded: dict[str, str] = {}
+    problems: list[Located] = []
+
+    def claim(hf_id: str, loc: tuple[Any, ...], mid: str, who: str) -> None:
+        twin = folded.get(mid.casefold())
+        if mid in owner:
+            where = "itself" if owner[mid] == hf_id else owner[mid]
+            problems.append(files[hf_id].problem(loc, f"{mid!r} is already used by {where}"))
+        elif twin is not None:
+            problems.append(files[hf_id].problem(loc, (
+                f"{mid!r} differs only in letter case from {twin!r} ({owner[twin]}); an id "
+                "names one model whatever its case")))
+        owner.setdefault(mid, who)
+        folded.setdefault(mid.casefold(), mid)
+
+    for hf_id in recipes:
+        claim(hf_id, ("model", "model_id"), hf_id, hf_id)
     for hf_id, recipe in recipes.items():
         for vid, variant in recipe.variants.items():
             mid = variant.model_id
             if mid is None or mid == hf_id:
                 continue
-            if mid in owner:
-                problems.append(files[hf_id].problem(
-                    ("variants", vid, "model_id"), f"{mid!r} is already used by {owner[mid]}"))
-            owner[mid] = f"{hf_id}#{vid}"
+            claim(hf_id, ("variants", vid, "model_id"), mid, f"{hf_id}#{vid}")
     for hf_id, recipe in recipes.items():
         for index, alias in enumerate(recipe.aliases):
-            if alias in owner:
-                where = "itself" if owner[alias] == hf_id else owner[alias]
-                problems.append(files[hf_id].problem(
-                    ("aliases", index), f"{alias!r} is already used by {where}"))
-            owner[alias] = f"{hf_id} (alias)"
+            claim(hf_id, ("aliases", index), alias, f"{hf_id} (alias)")
     return problems

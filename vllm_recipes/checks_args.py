@@ -5,22 +5,43 @@ feature's or mode's `args`, every `extra_args`):
   among its choices, and known JSON keys (`vllm_flags.check_tokens`);
 - every path-valued option (`--chat-template`, the parser plugins, `--deploy-config`, ...)
   names a file that an install step of each install method the recipe offers provides: a file
-  of vLLM's source tree, one of the recipe's `files`, or a `dependencies` step's `provides`.
+  of vLLM's source tree, one of the recipe's `files`, or a `dependencies` step's `provides`;
+- no option is given twice in one list (a flag set again replaces its earlier value, in the
+  builder's argument lists as in vLLM's parser: one of the two would be dropped unseen);
+- `--tool-call-parser` and `--reasoning-parser` name a parser vLLM registers
+  (`registered_names` of the flag list, read from the release's source) or one a recipe file
+  registers when its plugin option loads it (`files: {...: {registers: ...}}`);
+- the parallel sizes (`--tensor-parallel-size`, `--data-parallel-size`,
+  `--pipeline-parallel-size`) are not in `model.base_args` or a feature's arguments: the
+  strategy sets its own size there and replaces the value, or the value multiplies the GPUs
+  the command asks for (a vLLM-Omni recipe, whose strategy sets none, may);
+- `--max-model-len` is not above the model's `context_length`, unless the same list scales
+  RoPE (`--hf-overrides`) or the list is a variant's with its own checkpoint.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
+from builder.arglist import is_flag
 from builder.commands.needed_files import path_values, source_tree_file
 from builder.hardware_keys import ALL
+from builder.vllm_release import VLLM_VERSION
 
 from .check_problems import Problems
 from .schema import Recipe
-from .vllm_flags import check_tokens
+from .vllm_flags import check_tokens, lookup
 
-__all__ = ["args_fields", "check_flags", "check_paths"]
+__all__ = ["PARALLEL_SIZES", "args_fields", "check_context", "check_flags", "check_parsers",
+           "check_paths", "check_strategy_sizes", "check_twice", "options"]
+
+PARALLEL_SIZES = ("tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size")
+"""The destinations of the sizes a strategy sets (`-tp`, `--data-parallel-size`, ...)."""
+PARSER_OPTIONS = {"tool_call_parser": "tool-call", "reasoning_parser": "reasoning"}
+"""Destination → what kind of parser it names (the keys of a file's `registers`)."""
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kmgt])|(\d+)([KMGT])")
 
 
 def args_fields(recipe: Recipe) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
@@ -83,3 +104,109 @@ def _provided(recipe: Recipe, value: str, method: str) -> bool:
         return True
     return any(value in dep.provides and method in dep.install
                for dep in recipe.dependencies)
+
+
+def options(tokens: list[Any], omni: bool = False
+            ) -> Iterator[tuple[int, str, dict[str, Any], str | None, Any]]:
+    """(index, option as written, its spec, the JSON key of a dotted form, its first value or
+    None) of each option vLLM knows in a token list."""
+    for index, token in enumerate(tokens):
+        if not isinstance(token, str) or not is_flag(token):
+            continue
+        spec, key = lookup(token, omni)
+        if spec is None:
+            continue
+        option, eq, inline = token.partition("=")
+        value: Any = inline if eq else None
+        if not eq and spec.get("takes_value") and index + 1 < len(tokens) and not (
+                isinstance(tokens[index + 1], str) and is_flag(tokens[index + 1])):
+            value = tokens[index + 1]
+        yield index, option, spec, key, value
+
+
+def check_twice(recipe: Recipe, problems: Problems) -> None:
+    """No option is given twice in one list: the later value would replace the earlier one
+    without a word."""
+    omni = recipe.omni is not None
+    for path, tokens in args_fields(recipe):
+        seen: dict[str, tuple[int, str]] = {}
+        for index, option, spec, key, _ in options(list(tokens), omni):
+            identity = spec["dest"] + (f".{key}" if key else "")
+            if identity in seen:
+                first, written = seen[identity]
+                problems.add((*path, index), f"{option}: given twice in this list (also as "
+                                             f"{written}, item {first}); a flag set again "
+                                             "replaces its earlier value, so one is dropped "
+                                             "without a word")
+            seen.setdefault(identity, (index, option))
+
+
+def check_parsers(recipe: Recipe, problems: Problems) -> None:
+    """`--tool-call-parser` and `--reasoning-parser` name a parser of the checked vLLM release
+    or one a recipe file registers."""
+    own: dict[str, set[str]] = {dest: set() for dest in PARSER_OPTIONS}
+    for entry in recipe.files.values():
+        for kind, names in entry.registers.items():
+            own[kind] |= set(names)
+    omni = recipe.omni is not None
+    for path, tokens in args_fields(recipe):
+        for index, option, spec, _, value in options(list(tokens), omni):
+            known: list[str] = spec.get("registered_names") or []
+            if spec["dest"] not in PARSER_OPTIONS or not known or not isinstance(value, str):
+                continue
+            if value in known or value in own[spec["dest"]]:
+                continue
+            problems.add((*path, index), (
+                f"{option} {value!r}: not a {PARSER_OPTIONS[spec['dest']]} parser of vLLM "
+                f"{VLLM_VERSION} ({', '.join(known)}) nor one a file of the recipe registers "
+                "(files: NAME: registers:)"))
+
+
+def check_strategy_sizes(recipe: Recipe, problems: Problems) -> None:
+    """No parallel size in `model.base_args` or a feature's arguments (see the module
+    docstring); a vLLM-Omni recipe's strategy sets none, so its sizes are its own."""
+    if recipe.omni is not None:
+        return
+    for path, tokens in args_fields(recipe):
+        if path[0] not in ("model", "features"):
+            continue
+        for index, option, spec, _, _ in options(list(tokens)):
+            if spec["dest"] in PARALLEL_SIZES:
+                problems.add((*path, index), (
+                    f"{option}: the strategy sets the parallel size (here it would replace "
+                    "this value, or this value would multiply the GPUs the command asks for); "
+                    "set `parallel_size` in a hardware_overrides or strategy_overrides entry, "
+                    "or the variant's `tp`"))
+
+
+def _tokens_count(text: str) -> int | None:
+    """A `--max-model-len` value as vLLM reads it (`1k` = 1000, `1K` = 1024); None for `auto`,
+    -1 or text that is not a count (the flag checks report that)."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    match = _HUMAN.fullmatch(text)
+    if match is None:
+        return None
+    if match.group(1):
+        return int(float(match.group(1)) * 1000 ** ("kmgt".index(match.group(2)) + 1))
+    return int(match.group(3)) * 1024 ** ("KMGT".index(match.group(4)) + 1)
+
+
+def check_context(recipe: Recipe, problems: Problems) -> None:
+    """`--max-model-len` is not above `model.context_length` (see the module docstring)."""
+    context = recipe.model.context_length
+    if context is None:
+        return
+    for path, tokens in args_fields(recipe):
+        if path[0] == "variants" and recipe.variants[path[1]].model_id not in (
+                None, recipe.model.model_id):
+            continue  # another checkpoint: its own context
+        if any(spec["dest"] == "hf_overrides" for _, _, spec, _, _ in options(list(tokens))):
+            continue  # RoPE scaling extends the window
+        for index, option, spec, _, value in options(list(tokens)):
+            count = _tokens_count(str(value)) if spec["dest"] == "max_model_len" else None
+            if count is not None and count > context:
+                problems.add((*path, index), (
+                    f"{option} {value}: more than the model's context_length ({context}); a "
+                    "longer window needs RoPE scaling (--hf-overrides) in the same list"))

@@ -74,7 +74,7 @@ def _settings(recipe: Recipe, catalog: dict[str, Any], data: dict[str, Any],
             if token in SIZE_FLAGS and index + 1 < len(tokens):
                 _divides((*path.split("."), "extra_args", index + 1), key,
                          str(tokens[index + 1]), hardware, catalog, data,
-                         _variants_of(recipe, path), problems)
+                         _variants_of(recipe, path), problems, _strategies_of(path))
     for vid, variant in recipe.variants.items():
         for key, size in variant.tp.items():
             settings.append((("variants", vid, "tp", key), key, size, 0))
@@ -139,9 +139,11 @@ def _host_memory(recipe: Recipe, path: str, hw_id: str, hw: dict[str, Any]) -> i
 
 def _divides(loc: tuple[Any, ...], key: str, text: str, hardware: dict[str, Any],
              catalog: dict[str, Any], data: dict[str, Any], vids: list[str],
-             problems: Problems) -> None:
+             problems: Problems, sids: list[str] | None = None) -> None:
     """A literal size flag's value is a number of at least 1, and divides the GPUs of each
-    node it applies to that has at least that many (one problem, for the first that fails)."""
+    node it applies to that has at least that many; where it applies to a one-node strategy
+    (`sids`: the strategies it is set for, None for every one), it is not more than the node's
+    GPUs (one problem, for the first that fails)."""
     if not text.isdigit():
         problems.add(loc, f"{text!r} is not a number")
         return
@@ -149,9 +151,16 @@ def _divides(loc: tuple[Any, ...], key: str, text: str, hardware: dict[str, Any]
     if size < 1:
         problems.add(loc, f"{size}: a parallel size is at least 1")
         return
+    one_node = sids is None or any(
+        DEPLOY_TYPES[catalog["strategies"][s]["deploy_type"]].one_node
+        for s in sids if s in catalog["strategies"])
     for hw_id in matching([key], hardware):
         hw = hardware[hw_id]
         runs = any(variant_runs_on(catalog, data, v, hw_id) for v in vids)
+        if runs and one_node and size > hw["gpu_count"]:
+            problems.add(loc, f"{size} is more than the {hw['gpu_count']} GPUs of one "
+                              f"{hw['display_name']} node, and a one-node strategy runs it")
+            return
         if runs and hw["gpu_count"] % size and size <= hw["gpu_count"]:
             problems.add(loc, f"{size} does not divide the {hw['gpu_count']} GPUs of a "
                               f"{hw['display_name']} node")

@@ -21,7 +21,12 @@ site's venv has no vLLM), and writes into `data/vllm-<version>-serve-flags.json`
 - `json_key_types`: for a JSON option backed by a config class (`--speculative-config`), the
   same keys for each of its fields that is a plain int, float, bool or str (pydantic, which
   reads the object, is lax: `"3"` is 3, `"False"` is false);
-- `type_source`: the config field the above were read from.
+- `type_source`: the config field the above were read from;
+- `registered_names`: for `--tool-call-parser` and `--reasoning-parser`, the parser names vLLM
+  registers (the keys of `_TOOL_PARSERS_TO_REGISTER` in `vllm/tool_parsers/__init__.py` and of
+  `_REASONING_PARSERS_TO_REGISTER` in `vllm/reasoning/__init__.py`): what
+  `validate_api_server_args` accepts without a plugin (`check` also accepts the names a
+  recipe's plugin files register).
 
 Only keys that hold are written (an option of unknown type gets none), and the run is
 repeatable: it replaces these keys and keeps every other. `--check` only reports whether the
@@ -46,7 +51,7 @@ __all__ = ["TYPE_KEYS", "main", "read_types", "with_types", "without_types"]
 
 TYPE_KEYS = ("value_type", "text_allowed", "human_readable", "auto", "nullable", "minimum",
              "exclusive_minimum", "maximum", "exclusive_maximum", "known_values",
-             "json_key_types", "type_source")
+             "json_key_types", "type_source", "registered_names")
 """The keys this module writes (and replaces on each run)."""
 HUMAN_READABLE = {"max_num_batched_tokens", "max_num_scheduled_tokens", "kv_cache_memory_bytes",
                   "safetensors_prefetch_block_size", "max_num_queued_tokens"}
@@ -54,6 +59,11 @@ HUMAN_READABLE = {"max_num_batched_tokens", "max_num_scheduled_tokens", "kv_cach
 VALIDATED_STR_LITERALS = {("CacheConfig", "cache_dtype"): "is_known_kv_cache_dtype"}
 """`Literal | str` fields whose config validator refuses values outside the Literal (the
 validator, checked to exist in the source)."""
+PARSER_REGISTRIES = {
+    "--tool-call-parser": ("tool_parsers/__init__.py", "_TOOL_PARSERS_TO_REGISTER"),
+    "--reasoning-parser": ("reasoning/__init__.py", "_REASONING_PARSERS_TO_REGISTER"),
+}
+"""Option → (module of vLLM's package, the dict whose keys are the parser names it registers)."""
 READ = ("config", "engine", "entrypoints/common", "utils", "compilation",
         "model_executor/layers/quantization", "attention", "v1/attention", "platforms",
         "logging_utils", "transformers_utils", "lora", "multimodal", "tokenizers")
@@ -351,6 +361,22 @@ def _calls(function: ast.FunctionDef) -> dict[str, _Option]:
     return found
 
 
+def registered_names(root: Path, module: str, name: str) -> list[str] | None:
+    """The string keys of the dict `name` assigned at the top of `module` (under `root`, vLLM's
+    package), sorted; None when the module or the dict is not there."""
+    path = root / module
+    if not path.is_file():
+        return None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, ast.AnnAssign) else None)
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Dict):
+            return sorted(k.value for k in value.keys
+                          if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return None
+
+
 def read_types(root: Path, flags: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Option → the keys of the module docstring, for the options of `flags` found in the
     source at `root` (vLLM's package directory)."""
@@ -372,6 +398,10 @@ def read_types(root: Path, flags: dict[str, dict[str, Any]]) -> dict[str, dict[s
         if not spec.get("takes_value"):  # a switch, whatever its field (`--disable-x` too)
             found = {"value_type": "bool", **({"type_source": found["type_source"]}
                                               if "type_source" in found else {})}
+        if flag in PARSER_REGISTRIES:
+            names = registered_names(root, *PARSER_REGISTRIES[flag])
+            if names:
+                found["registered_names"] = names
         if found:
             out[flag] = found
     for flag, spec in flags.items():  # a short alias (`-tp`) is its long option

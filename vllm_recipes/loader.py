@@ -167,6 +167,10 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
         except InvalidRecipe as error:
             problems.append(Located("", None, "", str(error)))
             return None
+    else:
+        problems.append(source.problem(("model", "model_id"), (
+            f"no guide: every recipe has its guide beside it ({guide_path.name}: what the "
+            "model is and how to run it; see CONTRIBUTING.md)")))
     guide = parse_guide(text)
     problems += [Located(guide_display, line, "guide", message)
                  for line, message in guide.problems]

@@ -290,7 +290,12 @@ class Brand(Strict):
     nightly_image: Image | None = None
     """Image used instead of `default_image` when a recipe needs a nightly build."""
     docker_device_args: list[OneLine]
-    """`docker run` arguments that expose the accelerators (e.g. `--gpus all`)."""
+    """`docker run` arguments that expose the accelerators, the least the vendor's docs ask
+    for (say which in a comment); `{gpus}` is filled in with the devices each command uses
+    (`all`, or `"device=0,1"`: builder/commands/docker.py)."""
+    docker_rdma_args: list[OneLine] = []
+    """`docker run` arguments a layout that spans nodes adds for RDMA (its devices and
+    capabilities), with the vendor's source in a comment."""
     docker_command_prefix: list[OneLine] = []
     """Words after the image when the image has no `vllm serve` entrypoint."""
     visible_devices_env: EnvName | None = None

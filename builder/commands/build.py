@@ -171,6 +171,7 @@ def render(
         # container's where there is no pip install): see files.py.
         container = rewrite(command, lambda value: in_container(files, value))
         docked = with_docker(ctx, container, host_network=deploy.host_network,
+                             rdma=deploy.host_network and ctx.nodes > 1, omni=deploy.omni,
                              volumes=[*volumes, *mounts(files, command["argv"])])
         host = rewrite(command, lambda value: on_host(files, value)) if pip else container
         commands.append({**host, "docker_argv": docked["docker_argv"],

@@ -30,11 +30,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from ..arglist import SHORT_FLAGS, ArgList, split_options
+from ..arglist import SHORT_FLAGS, split_options
 from ..commands.deploy_types import DeployType, deploy_type
+from ..commands.docker import HF_TOKEN, node_devices
 from ..commands.multi_node import RANK_FLAGS
-from ..commands.omni import server_gpus
-from ..commands.summary import parallel_sizes
 from ..shell import command_text, env_lines, quote
 from ..types import Command, Data, Result
 from ..yaml_text import comment_lines, dump, dump_all
@@ -128,15 +127,9 @@ def _name(result: Result) -> str:
 
 
 def _devices_used(catalog: Data, result: Result, command: Command) -> int:
-    """The accelerators one command's server uses on its node (its parallel sizes; a
-    vLLM-Omni server's own degrees)."""
-    argv = command["argv"]
-    if _deploy_type(catalog, result).omni:
-        args = ArgList()
-        args.extend(argv[3:], {"file": "", "path": "", "layer": ""})
-        return server_gpus(args)
-    total = math.prod(parallel_sizes(argv).values())
-    return max(1, total // max(1, len(result["commands"])))
+    """The accelerators one command's server uses on its node: the same rule as its
+    `docker run --gpus` (`docker.node_devices`)."""
+    return node_devices(command["argv"], omni=_deploy_type(catalog, result).omni)
 
 
 def _header(result: Result, lines: list[str]) -> str:
@@ -214,8 +207,15 @@ def vllm_config(catalog: Data, recipe: Data, result: Result, *, dynamo: bool = F
 
 
 def _gpus(service: Data, value: str) -> None:
-    device: Data = {"driver": "nvidia", "count": "all" if value == "all" else int(value),
-                    "capabilities": ["gpu"]}
+    """`--gpus all`, `--gpus N` or `--gpus '"device=0,1"'` as a device reservation (`count`
+    or `device_ids`)."""
+    device: Data = {"driver": "nvidia"}
+    listed = value.strip('"')
+    if listed.startswith("device="):
+        device["device_ids"] = listed.removeprefix("device=").split(",")
+    else:
+        device["count"] = "all" if value == "all" else int(value)
+    device["capabilities"] = ["gpu"]
     service.setdefault("deploy", {}).setdefault("resources", {}).setdefault(
         "reservations", {}).setdefault("devices", []).append(device)
 
@@ -229,8 +229,10 @@ def _set(key: str) -> Callable[[Data, str], None]:
 
 
 def _env(service: Data, value: str) -> None:
-    name, _, text = value.partition("=")
-    service.setdefault("environment", {})[name] = _compose_value(text)
+    """`-e NAME=VALUE`, or `-e NAME`: passed through from the shell Compose runs in, by name
+    (`${NAME:-}`: empty, without a warning, when the shell has none)."""
+    name, eq, text = value.partition("=")
+    service.setdefault("environment", {})[name] = _compose_value(text) if eq else f"${{{name}:-}}"
 
 
 DOCKER_RUN: dict[str, Callable[[Data, str], None] | None] = {
@@ -248,7 +250,8 @@ DOCKER_RUN: dict[str, Callable[[Data, str], None] | None] = {
     "--runtime": _set("runtime"),
     "--privileged": None,
 }
-"""`docker run` options → what they set in a Compose service (None: a switch, `true`)."""
+"""`docker run` options → what they set in a Compose service (None: a switch, `true`;
+`--privileged` is here for the one brand whose vendor requires it, the TPU)."""
 SWITCHES = {"--privileged": "privileged"}
 
 
@@ -298,6 +301,9 @@ def compose_file(catalog: Data, recipe: Data, result: Result, *, dynamo: bool = 
     filename = FILE_FORMATS["compose"].filename
     usage = f"docker compose -f {filename} up -d"
     lines = [f"Run: {usage}"]
+    if service.get("environment", {}).get(HF_TOKEN) == f"${{{HF_TOKEN}:-}}":
+        lines.append(f"{HF_TOKEN} comes from your shell or a .env file when set (gated models "
+                     "need it).")
     names = [n for n in _variables(command) if n not in command["env"]]
     if names:
         lines.append("Compose fills in " + ", ".join(f"${n}" for n in names)

@@ -242,3 +242,31 @@ def test_the_flag_lists_are_what_the_parsers_say(parser: Any) -> None:
         f"{FLAGS_FILE.name}: the value types are stale: run `make flags`")
     assert json.loads(OMNI_FLAGS_FILE.read_text(encoding="utf-8")) == parser("omni").ask(
         {"flags": True}), f"{OMNI_FLAGS_FILE.name} is stale: run `make flags`"
+
+
+REGISTRIES = """
+import json, os
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+from vllm.reasoning import ReasoningParserManager as R
+from vllm.tool_parsers.abstract_tool_parser import ToolParserManager as T
+print(json.dumps({
+    "--tool-call-parser": sorted({*T.tool_parsers, *T.lazy_parsers}),
+    "--reasoning-parser": sorted({*R.reasoning_parsers, *R.lazy_parsers}),
+}))
+"""
+
+
+def test_checks_parser_names_are_vllms_registries() -> None:
+    """`vllm-recipes check` refuses a `--tool-call-parser` / `--reasoning-parser` outside the
+    names the flag list keeps (`registered_names`, read from vLLM's source by `make flags`):
+    exactly the names vLLM's own registries hold when `validate_api_server_args` runs, the
+    check this suite's parser applies to every published command."""
+    python = PYTHONS["vllm"]
+    if not Path(python).is_file():
+        pytest.fail(f"no parser environment at {python}: run `make parser-envs`")
+    live = json.loads(subprocess.run([python, "-W", "ignore", "-c", REGISTRIES],
+                                     capture_output=True, text=True, check=True,
+                                     cwd=ROOT).stdout.strip().splitlines()[-1])
+    committed = json.loads(FLAGS_FILE.read_text(encoding="utf-8"))
+    for option, names in live.items():
+        assert committed[option]["registered_names"] == names, option
