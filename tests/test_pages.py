@@ -14,13 +14,14 @@ import pytest
 
 from builder.commands.build import build
 from builder.views.widget import page_state
-from site_plugins.recipes._safe_markdown import safe_href
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path
 from tests.htmltree import Node, parse
 from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog, hf_ids
-from tests.sitebuild import BuiltSite
-from tests.sitebuild import build as build_site
+from tests.sitebuild import BuiltSite, build_unchecked
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.guide_html import safe_href
+from vllm_recipes.loader import load_catalog
 
 XSS_FIXTURE = ROOT / "tests" / "fixtures" / "recipes_xss"
 XSS_ID = "xss-lab/Xss-Model"
@@ -195,7 +196,8 @@ def xss_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     shutil.copytree(XSS_FIXTURE / "models", tree / "models")
     shutil.copytree(XSS_FIXTURE / "configurations", tree / "configurations")
     site_dir = tmp_path_factory.mktemp("site_xss")
-    run = build_site(site_dir, RECIPES_DIR=str(tree))
+    # Its guide carries payloads `check` refuses: built as if `check` had been skipped.
+    run = build_unchecked(site_dir, RECIPES_DIR=str(tree))
     assert run.returncode == 0, run.stdout + run.stderr
     return BuiltSite(site_dir, run.stdout + run.stderr)
 
@@ -248,6 +250,47 @@ def test_hostile_description_reads_as_text(xss_site: BuiltSite) -> None:
     assert not [a for a in model.find_all("a") if a.text == "bad link"]
     assert [s for s in model.find_all("span") if s.text == "bad link"]
     assert model.find("a", href="https://vllm.ai/").text == "good link"
+
+
+@pytest.mark.site
+def test_a_guide_forced_past_check_renders_inert(xss_site: BuiltSite) -> None:
+    """Issue 32: each guide payload `check` refuses, built anyway, leaves no handler, style,
+    focus grab, script link or off-site image on any page (the toc included); the text stays."""
+    for html_file in sorted(xss_site.root.rglob("*.html")):
+        for node in parse(html_file.read_text(encoding="utf-8")).iter():
+            for name, value in node.attrs.items():
+                where = f"{html_file}: <{node.tag} {name}={value!r}>"
+                assert "__pwned" not in (value or ""), where
+                assert name not in {"autofocus", "data-toc-label"}, where
+            assert not (node.tag == "img" and "127.0.0.1" in (node.attrs.get("src") or ""))
+    model = page(xss_site, XSS_ID)
+    guide = model.find("article")
+    for text in ("Focus trap", "Cover the page.", "click link", "entity link", "split link",
+                 "data link", "vb link", 'print("code")'):
+        assert text in guide.text, text
+    assert model.find("a", href="https://vllm.ai/").text == "good link"
+    assert [s.text for s in model.find_all("span") if s.text.endswith(" link")] == [
+        "bad link", "entity link", "split link", "data link", "vb link"]
+
+
+def test_check_refuses_the_guide_the_build_was_forced_with(tmp_path: Path) -> None:
+    """The same allow-list decides: without forcing, the hostile tree does not load."""
+    tree = tmp_path / "recipes"
+    shutil.copytree(XSS_FIXTURE / "models", tree / "models")
+    shutil.copy(RECIPES / "hardware.yaml", tree / "hardware.yaml")
+    shutil.copytree(RECIPES / "strategies", tree / "strategies")
+    with pytest.raises(InvalidRecipe) as caught:
+        load_catalog(tree)
+    lines = str(caught.value).splitlines()
+    guide = "models/xss-lab/Xss-Model.md"
+    assert any(guide in line and "link 'javascript:alert(1)'" in line for line in lines)
+    for attribute in ("onerror on <img>", "autofocus on <h3>", "onfocus on <h3>",
+                      "style on <p>", "onmouseover on <p>", "onclick on <a>",
+                      "data-toc-label on <h3>"):
+        assert any(guide in line and attribute in line for line in lines), attribute
+    for link in ("javascript&#58;", "JaVa&#x0A;ScRiPt:", "data:text/html", "vbscript:"):
+        assert any(f"link '{link}" in line for line in lines), link
+    assert any("hardware notes.h100: link 'javascript:alert(1" in line for line in lines)
 
 
 # ------------------------------------------------------------------ failures and helpers

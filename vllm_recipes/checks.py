@@ -10,7 +10,9 @@
   `--deploy-config`, ...) names a file that an install step of each install method the recipe
   offers provides: a file of vLLM's source tree, one of the recipe's `files`, or a
   `dependencies` step's `provides`;
-- the guide (here): in-page links of the guide and of hardware notes (`#anchor`) name a
+- the guide (here): it renders as written under the guides' allow-list (`guide_html.py`:
+  no event handler, no style, no `javascript:` link, however written); in-page links of the
+  guide and of hardware notes (`#anchor`) name a
   heading of the page; dates: `date_updated` is not before `date_added`;
 
 and, when those pass, on the recipe as published:
@@ -45,6 +47,7 @@ from .checks_offering import check_offering, check_pd_pools, check_strategies
 from .checks_references import check_ids, check_references
 from .checks_sizes import check_sizes
 from .guide import Guide
+from .guide_html import guide_problems, link_problem
 from .schema import HardwareCatalog, Recipe, Strategy
 from .validated import publish
 from .yaml_source import Located, YamlFile
@@ -88,6 +91,16 @@ def check_anchors(recipe: Recipe, guide: Guide, problems: Problems) -> None:
                               f"link to {note.link.href}: no such heading in the guide")
 
 
+def check_guide_markup(recipe: Recipe, guide: Guide, problems: Problems) -> None:
+    """The guide, and each hardware note's link, hold only what guides may render as."""
+    for line, message in guide_problems(guide.text):
+        problems.in_guide(guide.source_line(line), "guide", message)
+    for hw_id, note in recipe.hardware_notes.items():
+        problem = note.link and link_problem(note.link.href)
+        if problem:
+            problems.in_guide(guide.lines.get(hw_id), f"hardware notes.{hw_id}", problem)
+
+
 def check_dates(recipe: Recipe, problems: Problems) -> None:
     """`date_updated` is not before `date_added`."""
     meta = recipe.meta
@@ -115,6 +128,7 @@ class _Checker:
         check_flags(r, problems)
         check_paths(r, problems)
         check_anchors(r, self.guide, problems)
+        check_guide_markup(r, self.guide, problems)
         check_dates(r, problems)
         check_ids(r, problems)
         if problems.found:

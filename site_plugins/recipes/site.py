@@ -35,10 +35,10 @@ from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
 from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
-from ._safe_markdown import SafeMarkdown
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
@@ -353,7 +353,7 @@ class RecipesSite:
         self.site_url = (config.site_url or "/").rstrip("/") + "/"
         self.nonce = memo.nonce
         self.twin_urls: list[str] = []
-        self.markdown = SafeMarkdown()
+        self.markdown = GuideMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.written: list[str] = []
         """Site paths of the files the render workers wrote into `site_dir` themselves."""
@@ -478,7 +478,8 @@ class RecipesSite:
     # ------------------------------------------------------------------ pages
 
     def before_markdown(self, markdown: str, page: Page) -> str:
-        """Guides are rendered without raw HTML; hand-written pages keep it. A variant page
+        """Guides are rendered without raw HTML and with allowed attributes only
+        (`vllm_recipes.guide_html`); hand-written pages keep it. A variant page
         names its recipe's page as canonical, and shares that page's rendered body (the
         same guide, the same slot names): its own Markdown is not converted again."""
         generated = self.pages.get(page.file.src_uri)
@@ -500,7 +501,9 @@ class RecipesSite:
             if generated.body_of and shared is not None:
                 html, page.toc = shared
                 return html
-            marked = generated.mark(html)
+            # The guide's HTML holds only what `vllm_recipes.guide_html` allows (what `check`
+            # refuses in a guide is dropped here, should a guide reach the build unchecked).
+            marked = generated.mark(sanitize_html(html)[0])
             self.memo.bodies[page.file.src_uri] = (marked, page.toc)
             return marked
         if KEYS_MARKER in html:
