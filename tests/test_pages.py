@@ -14,6 +14,7 @@ import pytest
 
 from builder.commands.build import build
 from builder.views.widget import page_state
+from site_plugins.recipes.csp import inline_script_hashes, with_policy
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path
 from tests.htmltree import Node, parse
@@ -271,6 +272,46 @@ def test_a_guide_forced_past_check_renders_inert(xss_site: BuiltSite) -> None:
     assert model.find("a", href="https://vllm.ai/").text == "good link"
     assert [s.text for s in model.find_all("span") if s.text.endswith(" link")] == [
         "bad link", "entity link", "split link", "data link", "vb link"]
+
+
+@pytest.mark.site
+def test_every_page_carries_one_policy_that_hashes_only_the_themes_scripts(
+        xss_site: BuiltSite) -> None:
+    """Issue 32: a Content-Security-Policy first in every page's head, the same on every page
+    (instant navigation keeps the first page's), own origin only, no inline script but the
+    theme's own hashed ones, none of the content's."""
+    policies = set()
+    for html_file in sorted(xss_site.root.rglob("*.html")):
+        html = html_file.read_text(encoding="utf-8")
+        head = html[html.index("<head>"):html.index("</head>")]
+        metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', head)
+        assert len(metas) == 1, html_file
+        assert head.index("Content-Security-Policy") < head.index("<script"), html_file
+        policies.add(metas[0])
+        assert inline_script_hashes(html) == re.findall(r"'sha256-[^']+'", metas[0])
+    policy, = policies
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["default-src"] == "'self'"
+    assert directives["script-src"].startswith("'self' 'wasm-unsafe-eval' 'sha256-")
+    assert "unsafe-inline" not in directives["script-src"]
+    assert "unsafe-eval'" not in directives["script-src"].replace("'wasm-unsafe-eval'", "")
+    assert directives["object-src"] == "'none'"
+    assert all("http" not in value and "*" not in value for value in directives.values())
+
+
+def test_only_the_themes_inline_scripts_are_hashed() -> None:
+    page = ('<html><head><meta charset="utf-8"><script>a()</script>'
+            '<script type="application/json">{}</script><script src="x.js"></script></head>'
+            '<body><article class="md-content__inner md-typeset"><article>x</article>'
+            '<script>evil()</script></article><script>b()</script></body></html>')
+    hashes = inline_script_hashes(page)
+    assert len(hashes) == 2
+    out = with_policy(page)
+    assert out.startswith('<html><head><meta charset="utf-8"><meta http-equiv='
+                          '"Content-Security-Policy"')
+    assert "evil" in out and hashes == inline_script_hashes(out)
+    assert inline_script_hashes(page.replace("evil()", "a()")) == hashes
+    assert len(inline_script_hashes(page.replace("b()", "evil()"))) == 2
 
 
 def test_check_refuses_the_guide_the_build_was_forced_with(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, w
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
+from .csp import with_policy
 from .memo import BuildMemo, digest
 from .pages import (
     KEYS_MARKER,
@@ -526,9 +527,17 @@ class RecipesSite:
         drop_switching_rule(Path(config.site_dir))
 
     def post_page(self, output: str, page: Page) -> str:
-        """A generated page's slots filled in the finished HTML (after search indexing)."""
+        """A generated page's slots filled in the finished HTML (after search indexing);
+        every page's Content-Security-Policy (`csp.py`)."""
         generated = self.pages.get(page.file.src_uri)
-        return generated.fill(output) if generated is not None else output
+        if generated is not None:
+            output = generated.fill(output)
+        return self.post_template(output)
+
+    def post_template(self, output: str) -> str:
+        """A page the theme makes without Markdown (404.html) gets the policy too; none
+        under `mkdocs serve`, whose live-reload script is inline."""
+        return output if self.memo.serving else with_policy(output)
 
     @property
     def watch(self) -> list[str]:

@@ -35,7 +35,8 @@ def open_page(tab: WarmTab, model_id: str, query: str) -> Page:
     the pages before can be cleared on the way)."""
     page = tab.page
     follow_link(page, "/")
-    page.wait_for_function("location.pathname === '/' && !document.querySelector('.rb-mount')")
+    page.wait_for_function(
+        "() => location.pathname === '/' && !document.querySelector('.rb-mount')")
     page.evaluate("performance.clearMarks('rb-paint')")
     follow_link(page, model_url(model_id, query))
     page.wait_for_function(
