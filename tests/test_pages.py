@@ -23,6 +23,7 @@ from tests.sitebuild import BuiltSite, build_unchecked
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.guide_html import safe_href
 from vllm_recipes.loader import load_catalog
+from vllm_recipes.schema import SITE_FOLDERS
 
 XSS_FIXTURE = ROOT / "tests" / "fixtures" / "recipes_xss"
 XSS_ID = "xss-lab/Xss-Model"
@@ -297,6 +298,16 @@ def test_every_page_carries_one_policy_that_hashes_only_the_themes_scripts(
     assert "unsafe-eval'" not in directives["script-src"].replace("'wasm-unsafe-eval'", "")
     assert directives["object-src"] == "'none'"
     assert all("http" not in value and "*" not in value for value in directives.values())
+
+
+@pytest.mark.site
+def test_no_model_id_can_name_a_folder_of_the_site(xss_site: BuiltSite) -> None:
+    """Issue 32.2: the schema's list of the site's own folders holds every top-level folder a
+    build makes that is not a recipe's org."""
+    orgs = {path.parent.name for path in (XSS_FIXTURE / "models").glob("*/*.yaml")}
+    folders = {path.name for path in xss_site.root.iterdir() if path.is_dir()}
+    assert folders - orgs <= SITE_FOLDERS
+    assert folders - orgs
 
 
 def test_only_the_themes_inline_scripts_are_hashed() -> None:

@@ -193,23 +193,34 @@ def check_default_builds(catalog: dict[str, Any], recipes: dict[str, dict[str, A
 
 def check_unique_model_ids(recipes: dict[str, Recipe],
                            files: dict[str, YamlFile]) -> list[Located]:
-    """A model id names one recipe, one variant or one recipe's alias, never two."""
-    owner: dict[str, str] = {hf_id: hf_id for hf_id in recipes}
+    """A model id names one recipe, one variant or one recipe's alias, never two; ids that
+    differ only in case are the same id (one folder on a case-insensitive disk or host)."""
+    owner: dict[str, tuple[str, str]] = {}
+    """The id in lower case → (the id as written, whose it is)."""
     problems = []
+
+    def taken(mid: str, hf_id: str, loc: tuple[Any, ...]) -> None:
+        written, whose = owner[mid.lower()]
+        whose = "itself" if whose == hf_id else whose
+        problems.append(files[hf_id].problem(loc, (
+            f"{mid!r} is already used by {whose}" if written == mid else
+            f"{mid!r} differs only in case from {written!r} ({whose}): the same id")))
+
+    for hf_id in recipes:
+        if hf_id.lower() in owner:
+            taken(hf_id, hf_id, ("model", "model_id"))
+        owner.setdefault(hf_id.lower(), (hf_id, hf_id))
     for hf_id, recipe in recipes.items():
         for vid, variant in recipe.variants.items():
             mid = variant.model_id
             if mid is None or mid == hf_id:
                 continue
-            if mid in owner:
-                problems.append(files[hf_id].problem(
-                    ("variants", vid, "model_id"), f"{mid!r} is already used by {owner[mid]}"))
-            owner[mid] = f"{hf_id}#{vid}"
+            if mid.lower() in owner:
+                taken(mid, hf_id, ("variants", vid, "model_id"))
+            owner[mid.lower()] = (mid, f"{hf_id}#{vid}")
     for hf_id, recipe in recipes.items():
         for index, alias in enumerate(recipe.aliases):
-            if alias in owner:
-                where = "itself" if owner[alias] == hf_id else owner[alias]
-                problems.append(files[hf_id].problem(
-                    ("aliases", index), f"{alias!r} is already used by {where}"))
-            owner[alias] = f"{hf_id} (alias)"
+            if alias.lower() in owner:
+                taken(alias, hf_id, ("aliases", index))
+            owner[alias.lower()] = (alias, f"{hf_id} (alias)")
     return problems

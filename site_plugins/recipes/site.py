@@ -45,6 +45,7 @@ from .config import RecipesConfig
 from .configurations import PublishedConfigurations
 from .csp import with_policy
 from .memo import BuildMemo, digest
+from .output_paths import OutputClash, check_outputs, inside_site
 from .pages import (
     KEYS_MARKER,
     GeneratedPage,
@@ -248,7 +249,7 @@ def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
     paths. Each directory is made once."""
     made: set[Path] = set()
     for uri, text in files:
-        path = root / uri
+        path = root / inside_site(uri)
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
@@ -380,12 +381,25 @@ class RecipesSite:
             generated = self._generate(config)
         except MissingAsset as error:
             raise PluginError(str(error)) from None
+        except OutputClash as error:  # a render worker's file outside the site
+            raise PluginError(f"the build would write outside the site: {error}") from None
         for uri in chain((file.src_uri for file in generated), self.written):
             if files.get_file_from_path(uri) is not None:
                 raise PluginError(
                     f"{config.docs_dir}/{uri} clashes with a file the recipes plugin "
                     "generates; rename or remove it"
                 )
+        outputs = chain(
+            ((file.dest_uri, f"{config.docs_dir}/{file.src_uri}") for file in files),
+            ((name, "the theme") for name in config.theme.static_templates),
+            (("search/search_index.json", "the search plugin"),),
+            ((file.dest_uri, f"the recipes plugin's {file.src_uri}") for file in generated),
+            ((uri, "the recipes plugin") for uri in self.written),
+        )
+        try:
+            check_outputs(outputs)
+        except OutputClash as error:
+            raise PluginError(f"the build would overwrite its own files: {error}") from None
         for file in generated:
             files.append(file)
         if self.memo.staging is not None and self.browse_changed:
