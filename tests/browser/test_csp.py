@@ -177,3 +177,23 @@ def test_instant_navigation_keeps_working(page: Page) -> None:
     wait_python(page)
     click_pill(page, "hardware", "xeon6")
     assert loads == []
+
+
+def test_the_home_pages_notice_cuts_a_long_value(page: Page) -> None:
+    """`/?hardware=` + 5,000 × `x` printed the whole value."""
+    page.goto("/?hardware=" + "x" * 5000 + "%E2%80%AE%1B")
+    notice = page.locator("[data-rcp-notice]")
+    expect(notice).to_be_visible()
+    text = notice.text_content() or ""
+    assert "hardware=xxx" in text
+    assert len(text) < 200
+    assert "\u202e" not in text and "\x1b" not in text
+
+
+def test_the_dynamo_notice_cuts_a_long_value(page: Page) -> None:
+    """`?dynamo_gpu=` + 100 KB printed the whole value (50 KB here: Python's test server
+    refuses a request line over 64 KB)."""
+    page.goto(model_url("deepseek-ai/DeepSeek-V4.1-Flash", "dynamo_gpu=" + "x" * 50_000))
+    notice = page.locator(".dy-widget .rb-notice")
+    expect(notice).to_contain_text("dynamo_gpu=xxx", timeout=PYTHON_TIMEOUT_MS)
+    assert len(notice.text_content() or "") < 500
