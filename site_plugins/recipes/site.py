@@ -340,6 +340,24 @@ class Gathered:
         self.twins += outputs.twins
 
 
+def guard_outputs(config: MkDocsConfig, files: Files, generated: list[File],
+                  written: list[str]) -> None:
+    """Every output of the build (docs and theme files, the theme's templates, the search
+    index, what the plugin generates and what its workers wrote) has a place of its own
+    inside the site (`output_paths.py`), else PluginError."""
+    outputs = chain(
+        ((file.dest_uri, f"{config.docs_dir}/{file.src_uri}") for file in files),
+        ((name, "the theme") for name in config.theme.static_templates),
+        (("search/search_index.json", "the search plugin"),),
+        ((file.dest_uri, f"the recipes plugin's {file.src_uri}") for file in generated),
+        ((uri, "the recipes plugin") for uri in written),
+    )
+    try:
+        check_outputs(outputs)
+    except OutputClash as error:
+        raise PluginError(f"the build would overwrite its own files: {error}") from None
+
+
 class RecipesSite:
     """One build's site: the files it generates (`add_files`) and what the page hooks do
     with the generated pages (`before_markdown`, `page_content`, `post_page`)."""
@@ -379,27 +397,15 @@ class RecipesSite:
         self.written = []
         try:
             generated = self._generate(config)
-        except MissingAsset as error:
+        except (MissingAsset, OutputClash) as error:  # OutputClash: a worker's file
             raise PluginError(str(error)) from None
-        except OutputClash as error:  # a render worker's file outside the site
-            raise PluginError(f"the build would write outside the site: {error}") from None
         for uri in chain((file.src_uri for file in generated), self.written):
             if files.get_file_from_path(uri) is not None:
                 raise PluginError(
                     f"{config.docs_dir}/{uri} clashes with a file the recipes plugin "
                     "generates; rename or remove it"
                 )
-        outputs = chain(
-            ((file.dest_uri, f"{config.docs_dir}/{file.src_uri}") for file in files),
-            ((name, "the theme") for name in config.theme.static_templates),
-            (("search/search_index.json", "the search plugin"),),
-            ((file.dest_uri, f"the recipes plugin's {file.src_uri}") for file in generated),
-            ((uri, "the recipes plugin") for uri in self.written),
-        )
-        try:
-            check_outputs(outputs)
-        except OutputClash as error:
-            raise PluginError(f"the build would overwrite its own files: {error}") from None
+        guard_outputs(config, files, generated, self.written)
         for file in generated:
             files.append(file)
         if self.memo.staging is not None and self.browse_changed:
@@ -493,10 +499,9 @@ class RecipesSite:
     # ------------------------------------------------------------------ pages
 
     def before_markdown(self, markdown: str, page: Page) -> str:
-        """Guides are rendered without raw HTML and with allowed attributes only
-        (`vllm_recipes.guide_html`); hand-written pages keep it. A variant page
-        names its recipe's page as canonical, and shares that page's rendered body (the
-        same guide, the same slot names): its own Markdown is not converted again."""
+        """Guides are rendered by `guide_html` rules; hand-written pages keep raw HTML. A
+        variant page names its recipe's page as canonical, and shares that page's rendered
+        body (the same guide, the same slot names): its Markdown is not converted again."""
         generated = self.pages.get(page.file.src_uri)
         self.markdown.active = generated is not None
         if generated is None:
@@ -516,8 +521,7 @@ class RecipesSite:
             if generated.body_of and shared is not None:
                 html, page.toc = shared
                 return html
-            # The guide's HTML holds only what `vllm_recipes.guide_html` allows (what `check`
-            # refuses in a guide is dropped here, should a guide reach the build unchecked).
+            # Only what `vllm_recipes.guide_html` allows, should a guide skip `check`.
             marked = generated.mark(sanitize_html(html)[0])
             self.memo.bodies[page.file.src_uri] = (marked, page.toc)
             return marked
@@ -544,13 +548,11 @@ class RecipesSite:
         """A generated page's slots filled in the finished HTML (after search indexing);
         every page's Content-Security-Policy (`csp.py`)."""
         generated = self.pages.get(page.file.src_uri)
-        if generated is not None:
-            output = generated.fill(output)
-        return self.post_template(output)
+        return self.post_template(generated.fill(output) if generated else output)
 
     def post_template(self, output: str) -> str:
-        """A page the theme makes without Markdown (404.html) gets the policy too; none
-        under `mkdocs serve`, whose live-reload script is inline."""
+        """The policy, also for the theme's own pages (404.html); none under `mkdocs
+        serve`, whose live-reload script is inline."""
         return output if self.memo.serving else with_policy(output)
 
     @property
