@@ -77,15 +77,21 @@ _ID = re.compile(r"(?:__(?:tabbed|codelineno)[_-])?[A-Za-z0-9][A-Za-z0-9_-]*")
 """An id (`name`, `for`): a slug, or one of the extensions' own (`__tabbed_1_1`); no other
 `__` name a script could mistake for its own global."""
 _NUMBER = re.compile(r"[0-9]{1,5}")
+
+
+def _matches(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda value: pattern.fullmatch(value) is not None
+
+
 _VALUES: dict[str, Callable[[str], bool]] = {
-    "id": _ID.fullmatch, "name": _ID.fullmatch, "for": _ID.fullmatch,
+    "id": _matches(_ID), "name": _matches(_ID), "for": _matches(_ID),
     "class": lambda v: all(_NAME.fullmatch(token) for token in v.split()),
     "align": lambda v: v in {"left", "right", "center"},
     "type": lambda v: v in {"radio", "checkbox"},
-    "width": _NUMBER.fullmatch, "height": _NUMBER.fullmatch, "start": _NUMBER.fullmatch,
-    "data-tabs": re.compile(r"[0-9]{1,5}:[0-9]{1,5}").fullmatch,
-    "colspan": _NUMBER.fullmatch, "rowspan": _NUMBER.fullmatch,
-}  # type: ignore[dict-item]
+    "width": _matches(_NUMBER), "height": _matches(_NUMBER), "start": _matches(_NUMBER),
+    "data-tabs": _matches(re.compile(r"[0-9]{1,5}:[0-9]{1,5}")),
+    "colspan": _matches(_NUMBER), "rowspan": _matches(_NUMBER),
+}
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 _IGNORED_IN_URLS = re.compile(r"[\x00-\x20\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064"
                               r"\ufeff]+")
