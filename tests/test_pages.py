@@ -14,7 +14,11 @@ import pytest
 
 from builder.commands.build import build
 from builder.views.widget import page_state
-from site_plugins.recipes.csp import inline_script_hashes, with_policy
+from site_plugins.recipes.csp import (
+    inline_script_hashes,
+    with_policy,
+    without_policy_when_served,
+)
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path
 from tests.htmltree import Node, parse
@@ -323,6 +327,22 @@ def test_only_the_themes_inline_scripts_are_hashed() -> None:
     assert "evil" in out and hashes == inline_script_hashes(out)
     assert inline_script_hashes(page.replace("evil()", "a()")) == hashes
     assert len(inline_script_hashes(page.replace("b()", "evil()"))) == 2
+
+
+def test_mkdocs_serve_hands_out_pages_without_the_policy() -> None:
+    """Its live-reload script is inline and added as it serves: `make dev` pages carry no
+    policy in the browser, while the files it writes are a clean build's."""
+    from mkdocs.livereload import LiveReloadServer
+
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root="/tmp")
+    try:
+        without_policy_when_served(server)
+        page = with_policy('<html><head><meta charset="utf-8"></head><body></body></html>')
+        served = server._inject_js_into_html(page.encode(), 1)
+    finally:
+        server.server_close()
+    assert b"Content-Security-Policy" not in served
+    assert b"livereload(1, " in served
 
 
 def test_check_refuses_the_guide_the_build_was_forced_with(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ is hashed, so a script that got into a page would not run. Inline `style` attrib
 allowed (the model cards use them; a guide cannot have one, see `vllm_recipes.guide_html`).
 
 A meta policy cannot set `frame-ancestors` or reporting; a host that can send headers
-may add them. Under `mkdocs serve` there is no policy: its live-reload script is inline.
+may add them. `mkdocs serve` writes the same pages, and serves them without the policy
+(`without_policy_when_served`): its live-reload script, added as it serves, is inline.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from typing import Any
 
-__all__ = ["POLICY", "inline_script_hashes", "with_policy"]
+__all__ = ["POLICY", "inline_script_hashes", "with_policy", "without_policy_when_served"]
 
 POLICY = (
     ("default-src", "'self'"),
@@ -40,6 +42,7 @@ _RUNS = {"", "text/javascript", "module", "application/javascript"}
 _CONTENT = '<article class="md-content__inner md-typeset">'
 _ARTICLE = re.compile(r"<(/?)article\b", re.I)
 _CHARSET = re.compile(r"<meta charset=[^>]*>", re.I)
+_META = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
 
 
 def _content_span(html: str) -> tuple[int, int]:
@@ -82,3 +85,17 @@ def with_policy(html: str) -> str:
     if charset is not None:
         return html[: charset.end()] + meta + html[charset.end():]
     return html.replace("<head>", "<head>" + meta, 1)
+
+
+def without_policy_when_served(server: Any) -> None:
+    """`mkdocs serve`'s server hands out each page without its policy, before it adds its
+    inline live-reload script (mkdocs 1.6's `LiveReloadServer._inject_js_into_html`); the
+    files it writes keep it, as a clean build's."""
+    inject = getattr(server, "_inject_js_into_html", None)
+    if inject is None:
+        return
+
+    def without_policy(content: bytes, epoch: int) -> bytes:
+        return inject(_META.sub(b"", content, count=1), epoch)
+
+    server._inject_js_into_html = without_policy

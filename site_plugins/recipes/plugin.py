@@ -11,6 +11,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from .config import RecipesConfig
+from .csp import without_policy_when_served
 from .memo import BuildMemo
 from .site import RecipesSite, load_site
 
@@ -68,4 +69,5 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in self.site.watch:
             server.watch(path)
+        without_policy_when_served(server)
         return server

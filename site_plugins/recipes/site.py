@@ -551,9 +551,8 @@ class RecipesSite:
         return self.post_template(generated.fill(output) if generated else output)
 
     def post_template(self, output: str) -> str:
-        """The policy, also for the theme's own pages (404.html); none under `mkdocs
-        serve`, whose live-reload script is inline."""
-        return output if self.memo.serving else with_policy(output)
+        """The policy, also for the theme's own pages (404.html)."""
+        return with_policy(output)
 
     @property
     def watch(self) -> list[str]:
