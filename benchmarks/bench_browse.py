@@ -100,7 +100,7 @@ def main() -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": args.width, "height": 900})
         page.goto(origin + "/")
-        page.wait_for_function("document.querySelector('.rcp-browse.rcp-js')")
+        page.wait_for_function("() => document.querySelector('.rcp-browse.rcp-js')")
         cards = page.locator(".rcp-card").count()
         timings = run_steps(page, args.rounds)
         browser.close()

@@ -85,7 +85,7 @@ COMPRESSIBLE = ("text/", "application/json", "application/javascript", "image/sv
                 "application/xml")
 SLOW_BYTES_PER_S = 10_000_000 / 8
 SLOW_LATENCY_S = 0.040
-READY = "performance.getEntriesByName('rb-python-ready').length > 0"
+READY = "() => performance.getEntriesByName('rb-python-ready').length > 0"
 
 # Runs before the page's own scripts: observe long tasks, paints and the command's frame.
 # The parser inserts the prerendered command; the observer's callback runs at the end of that
@@ -371,7 +371,7 @@ FIRST_CLICK = """async () => {
   button.click();
   return {clicked, painted: await painted};
 }"""
-WIRED = "document.querySelector('.rb-mount')?.rbMount"
+WIRED = "() => document.querySelector('.rb-mount')?.rbMount"
 
 
 class Received:
@@ -472,7 +472,7 @@ def long_task_sources(browser: Browser, origin: str, tmp: Path) -> list[tuple[fl
     browser.start_tracing(page=page, path=str(trace), categories=[
         "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"])
     page.goto(f"{origin}/{HF_ID}/")
-    page.wait_for_function("performance.getEntriesByName('rb-python-ready').length > 0",
+    page.wait_for_function("() => performance.getEntriesByName('rb-python-ready').length > 0",
                            timeout=120_000)
     browser.stop_tracing()
     context.close()

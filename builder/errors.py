@@ -3,7 +3,8 @@ quote what they were given (the page, the JSON and the CLI show them)."""
 
 from __future__ import annotations
 
-__all__ = ["QUOTE_MAX", "SelectionError", "cut", "printable", "quoted", "shown"]
+__all__ = ["ITEM_MAX", "NOTICE_ITEMS", "QUOTE_MAX", "SelectionError", "cut", "dropped_item",
+           "dropped_list", "printable", "quoted", "shown"]
 
 QUOTE_MAX = 60
 """A message quotes at most this many characters of a key or value it was given."""
@@ -20,6 +21,28 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+NOTICE_ITEMS = 5
+"""A page's notice lists at most this many dropped URL keys, then says how many more."""
+ITEM_MAX = 300
+"""The longest one item of a notice may be (its key and value are cut at QUOTE_MAX)."""
+
+
+def dropped_item(key: str, value: str, reason: str) -> str:
+    """One item of a page's notice, a URL key dropped with its reason (`key=value (why)`):
+    printable, the key and value cut at QUOTE_MAX, also where the reason repeats them; the
+    item cut at ITEM_MAX. Every widget's notice is made of these (a URL is anyone's text)."""
+    for long in (key, value):
+        if len(long) > QUOTE_MAX:
+            reason = reason.replace(repr(long), quoted(long)).replace(long, cut(long))
+    return cut(f"{shown(key)}={shown(value)} ({printable(reason)})", ITEM_MAX)
+
+
+def dropped_list(items: list[str]) -> str:
+    """The items of a notice: at most NOTICE_ITEMS of them, then how many more there were."""
+    more = len(items) - NOTICE_ITEMS
+    return "; ".join(items[:NOTICE_ITEMS]) + (f"; and {more} more" if more > 0 else "")
 
 
 def shown(text: str, limit: int = QUOTE_MAX) -> str:

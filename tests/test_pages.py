@@ -14,13 +14,20 @@ import pytest
 
 from builder.commands.build import build
 from builder.views.widget import page_state
-from site_plugins.recipes._safe_markdown import safe_href
+from site_plugins.recipes.csp import (
+    inline_script_hashes,
+    with_policy,
+    without_policy_when_served,
+)
 from site_plugins.recipes.pages import format_context
 from site_plugins.recipes.site import base_path
 from tests.htmltree import Node, parse
 from tests.recipes_data import RECIPES, ROOT, builder_catalog, builder_recipe, catalog, hf_ids
-from tests.sitebuild import BuiltSite
-from tests.sitebuild import build as build_site
+from tests.sitebuild import BuiltSite, build_unchecked
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.guide_html import safe_href
+from vllm_recipes.loader import load_catalog
+from vllm_recipes.schema import SITE_FOLDERS
 
 XSS_FIXTURE = ROOT / "tests" / "fixtures" / "recipes_xss"
 XSS_ID = "xss-lab/Xss-Model"
@@ -195,7 +202,8 @@ def xss_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     shutil.copytree(XSS_FIXTURE / "models", tree / "models")
     shutil.copytree(XSS_FIXTURE / "configurations", tree / "configurations")
     site_dir = tmp_path_factory.mktemp("site_xss")
-    run = build_site(site_dir, RECIPES_DIR=str(tree))
+    # Its guide carries payloads `check` refuses: built as if `check` had been skipped.
+    run = build_unchecked(site_dir, RECIPES_DIR=str(tree))
     assert run.returncode == 0, run.stdout + run.stderr
     return BuiltSite(site_dir, run.stdout + run.stderr)
 
@@ -248,6 +256,113 @@ def test_hostile_description_reads_as_text(xss_site: BuiltSite) -> None:
     assert not [a for a in model.find_all("a") if a.text == "bad link"]
     assert [s for s in model.find_all("span") if s.text == "bad link"]
     assert model.find("a", href="https://vllm.ai/").text == "good link"
+
+
+@pytest.mark.site
+def test_a_guide_forced_past_check_renders_inert(xss_site: BuiltSite) -> None:
+    """Issue 32: each guide payload `check` refuses, built anyway, leaves no handler, style,
+    focus grab, script link or off-site image on any page (the toc included); the text stays."""
+    for html_file in sorted(xss_site.root.rglob("*.html")):
+        for node in parse(html_file.read_text(encoding="utf-8")).iter():
+            for name, value in node.attrs.items():
+                where = f"{html_file}: <{node.tag} {name}={value!r}>"
+                assert "__pwned" not in (value or ""), where
+                assert name not in {"autofocus", "data-toc-label"}, where
+            assert not (node.tag == "img" and "127.0.0.1" in (node.attrs.get("src") or ""))
+    model = page(xss_site, XSS_ID)
+    guide = model.find("article")
+    for text in ("Focus trap", "Cover the page.", "click link", "entity link", "split link",
+                 "data link", "vb link", 'print("code")'):
+        assert text in guide.text, text
+    assert model.find("a", href="https://vllm.ai/").text == "good link"
+    assert [s.text for s in model.find_all("span") if s.text.endswith(" link")] == [
+        "bad link", "entity link", "split link", "data link", "vb link"]
+
+
+@pytest.mark.site
+def test_every_page_carries_one_policy_that_hashes_only_the_themes_scripts(
+        xss_site: BuiltSite) -> None:
+    """Issue 32: a Content-Security-Policy first in every page's head, the same on every page
+    (instant navigation keeps the first page's), own origin only, no inline script but the
+    theme's own hashed ones, none of the content's."""
+    policies = set()
+    for html_file in sorted(xss_site.root.rglob("*.html")):
+        html = html_file.read_text(encoding="utf-8")
+        head = html[html.index("<head>"):html.index("</head>")]
+        metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', head)
+        assert len(metas) == 1, html_file
+        assert head.index("Content-Security-Policy") < head.index("<script"), html_file
+        policies.add(metas[0])
+        assert inline_script_hashes(html) == re.findall(r"'sha256-[^']+'", metas[0])
+    policy, = policies
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["default-src"] == "'self'"
+    assert directives["script-src"].startswith("'self' 'wasm-unsafe-eval' 'sha256-")
+    assert "unsafe-inline" not in directives["script-src"]
+    assert "unsafe-eval'" not in directives["script-src"].replace("'wasm-unsafe-eval'", "")
+    assert directives["object-src"] == "'none'"
+    assert all("http" not in value and "*" not in value for value in directives.values())
+
+
+@pytest.mark.site
+def test_no_model_id_can_name_a_folder_of_the_site(xss_site: BuiltSite) -> None:
+    """Issue 32.2: the schema's list of the site's own folders holds every top-level folder a
+    build makes that is not a recipe's org."""
+    orgs = {path.parent.name for path in (XSS_FIXTURE / "models").glob("*/*.yaml")}
+    folders = {path.name for path in xss_site.root.iterdir() if path.is_dir()}
+    assert folders - orgs <= SITE_FOLDERS
+    assert folders - orgs
+
+
+def test_only_the_themes_inline_scripts_are_hashed() -> None:
+    page = ('<html><head><meta charset="utf-8"><script>a()</script>'
+            '<script type="application/json">{}</script><script src="x.js"></script></head>'
+            '<body><article class="md-content__inner md-typeset"><article>x</article>'
+            '<script>evil()</script></article><script>b()</script></body></html>')
+    hashes = inline_script_hashes(page)
+    assert len(hashes) == 2
+    out = with_policy(page)
+    assert out.startswith('<html><head><meta charset="utf-8"><meta http-equiv='
+                          '"Content-Security-Policy"')
+    assert "evil" in out and hashes == inline_script_hashes(out)
+    assert inline_script_hashes(page.replace("evil()", "a()")) == hashes
+    assert len(inline_script_hashes(page.replace("b()", "evil()"))) == 2
+
+
+def test_mkdocs_serve_hands_out_pages_without_the_policy() -> None:
+    """Its live-reload script is inline and added as it serves: `make dev` pages carry no
+    policy in the browser, while the files it writes are a clean build's."""
+    from mkdocs.livereload import LiveReloadServer
+
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root="/tmp")
+    try:
+        without_policy_when_served(server)
+        page = with_policy('<html><head><meta charset="utf-8"></head><body></body></html>')
+        served = server._inject_js_into_html(page.encode(), 1)
+    finally:
+        server.server_close()
+    assert b"Content-Security-Policy" not in served
+    assert b"livereload(1, " in served
+
+
+def test_check_refuses_the_guide_the_build_was_forced_with(tmp_path: Path) -> None:
+    """The same allow-list decides: without forcing, the hostile tree does not load."""
+    tree = tmp_path / "recipes"
+    shutil.copytree(XSS_FIXTURE / "models", tree / "models")
+    shutil.copy(RECIPES / "hardware.yaml", tree / "hardware.yaml")
+    shutil.copytree(RECIPES / "strategies", tree / "strategies")
+    with pytest.raises(InvalidRecipe) as caught:
+        load_catalog(tree)
+    lines = str(caught.value).splitlines()
+    guide = "models/xss-lab/Xss-Model.md"
+    assert any(guide in line and "link 'javascript:alert(1)'" in line for line in lines)
+    for attribute in ("onerror on <img>", "autofocus on <h3>", "onfocus on <h3>",
+                      "style on <p>", "onmouseover on <p>", "onclick on <a>",
+                      "data-toc-label on <h3>"):
+        assert any(guide in line and attribute in line for line in lines), attribute
+    for link in ("javascript&#58;", "JaVa&#x0A;ScRiPt:", "data:text/html", "vbscript:"):
+        assert any(f"link '{link}" in line for line in lines), link
+    assert any("hardware notes.h100: link 'javascript:alert(1" in line for line in lines)
 
 
 # ------------------------------------------------------------------ failures and helpers

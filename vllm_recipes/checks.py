@@ -14,7 +14,9 @@
   `dependencies` step's `provides`;
 - claims (`checks_values.py`): `min_vllm_version` not above the checked release; a variant
   of another precision serves another checkpoint (or quantizes on the fly);
-- the guide (here): in-page links of the guide and of hardware notes (`#anchor`) name a
+- the guide (here): it renders as written under the guides' allow-list (`guide_html.py`:
+  no event handler, no style, no `javascript:` link, however written); in-page links of the
+  guide and of hardware notes (`#anchor`) name a
   heading of the page; dates: `date_updated` is not before `date_added`;
 
 and, when those pass, on the recipe as published:
@@ -57,6 +59,7 @@ from .checks_references import check_ids, check_references
 from .checks_sizes import check_sizes
 from .checks_values import check_checkpoints, check_versions
 from .guide import Guide
+from .guide_html import guide_problems, link_problem
 from .schema import HardwareCatalog, Recipe, Strategy
 from .validated import publish
 from .yaml_source import Located, YamlFile
@@ -100,6 +103,16 @@ def check_anchors(recipe: Recipe, guide: Guide, problems: Problems) -> None:
                               f"link to {note.link.href}: no such heading in the guide")
 
 
+def check_guide_markup(recipe: Recipe, guide: Guide, problems: Problems) -> None:
+    """The guide, and each hardware note's link, hold only what guides may render as."""
+    for line, message in guide_problems(guide.text):
+        problems.in_guide(guide.source_line(line), "guide", message)
+    for hw_id, note in recipe.hardware_notes.items():
+        problem = note.link and link_problem(note.link.href)
+        if problem:
+            problems.in_guide(guide.lines.get(hw_id), f"hardware notes.{hw_id}", problem)
+
+
 def check_dates(recipe: Recipe, problems: Problems) -> None:
     """`date_updated` is not before `date_added`."""
     meta = recipe.meta
@@ -133,6 +146,7 @@ class _Checker:
         check_versions(r, problems)
         check_checkpoints(r, problems)
         check_anchors(r, self.guide, problems)
+        check_guide_markup(r, self.guide, problems)
         check_dates(r, problems)
         check_ids(r, problems)
         if problems.found:
@@ -210,8 +224,9 @@ def check_unique_model_ids(recipes: dict[str, Recipe],
             where = "itself" if owner[mid] == hf_id else owner[mid]
             problems.append(files[hf_id].problem(loc, f"{mid!r} is already used by {where}"))
         elif twin is not None:
+            where = "itself" if owner[twin] == hf_id else owner[twin]
             problems.append(files[hf_id].problem(loc, (
-                f"{mid!r} differs only in letter case from {twin!r} ({owner[twin]}); an id "
+                f"{mid!r} differs only in letter case from {twin!r} ({where}); an id "
                 "names one model whatever its case")))
         owner.setdefault(mid, who)
         folded.setdefault(mid.casefold(), mid)

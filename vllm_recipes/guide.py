@@ -37,6 +37,13 @@ class Guide:
     """hardware id → the line of its note's heading."""
     problems: list[tuple[int, str]] = field(default_factory=list)
     """(line, message) for a malformed notes section."""
+    notes_lines: tuple[int, int] = (0, 0)
+    """The notes section's first line and how many lines it has (taken out of `text`)."""
+
+    def source_line(self, line: int) -> int:
+        """The file's line of `text`'s line `line` (the notes section is not in `text`)."""
+        start, count = self.notes_lines
+        return line + count if count and line > start else line
 
 
 def parse_guide(markdown: str) -> Guide:
@@ -46,7 +53,8 @@ def parse_guide(markdown: str) -> Guide:
         return Guide(markdown)
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                len(lines))
-    guide = Guide("\n".join([*lines[:start], *lines[end:]]).rstrip() + "\n")
+    guide = Guide("\n".join([*lines[:start], *lines[end:]]).rstrip() + "\n",
+                  notes_lines=(start, end - start))
     current: str | None = None
     body: list[str] = []
 

@@ -29,6 +29,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -74,7 +75,40 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")]
 HardwareKey = Annotated[str, StringConstraints(pattern=r"^(arch:[a-z0-9_]+|[a-z0-9][a-z0-9_]*)$")]
 Flag = Annotated[str, StringConstraints(pattern=r"^--?[A-Za-z][A-Za-z0-9_.=-]*$")]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-HfId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")]
+MODEL_ID = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?"
+                      r"/[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+"""A model id (recipe, variant, alias, related recipe): `org/name`, ASCII letters, digits,
+`_`, `.` and `-`, each part starting with a letter or digit and not ending with `.` or `-`."""
+SITE_FOLDERS = frozenset({"api", "assets", "configurations", "javascripts", "search",
+                          "strategies", "stylesheets"})
+"""The site's own top-level folders: a model id's org is never one of them (in any case),
+or its pages and files would land among the site's (tests/test_pages.py keeps this whole)."""
+FILE_SUFFIXES = (".json", ".md", ".html", ".htm", ".txt", ".xml", ".gz", ".br", ".js", ".mjs",
+                 ".css", ".wasm", ".zip", ".map", ".svg", ".png", ".ico")
+"""Suffixes of files the site serves: no part of a model id ends with one (`Qwen/Qwen3-8B.json`
+is the JSON file of `Qwen/Qwen3-8B`; `api/index.html` would be the API page)."""
+
+
+def _model_id(value: str) -> str:
+    """A model id names one folder of the site, under the site, and nothing else of it."""
+    if not MODEL_ID.fullmatch(value) or ".." in value:
+        raise ValueError(
+            f"{quoted(value)} is not a model id: ORG/NAME in ASCII letters, digits, `_`, `.` "
+            "and `-`, each part starting with a letter or digit, no `..`")
+    org, name = value.split("/")
+    if org.lower() in SITE_FOLDERS:
+        raise ValueError(f"{quoted(value)}: {org!r} is a folder of the site itself; a model "
+                         "id's org cannot be " + ", ".join(sorted(SITE_FOLDERS)))
+    for part in (org, name):
+        if part.lower().endswith(FILE_SUFFIXES):
+            raise ValueError(f"{quoted(value)}: {part!r} ends like a file the site serves "
+                             f"({part[part.rindex('.'):]})")
+    return value
+
+
+HfId = Annotated[str, AfterValidator(_model_id), WithJsonSchema({
+    "type": "string", "pattern": f"^{MODEL_ID.pattern}$",
+    "description": "A Hugging Face model id, ORG/NAME (ASCII)."})]
 Support = Literal["verified", "supported", "experimental", "unsupported"]
 Offer = Literal["supported", "experimental", "unsupported"]
 # Vocabularies the builder's registries hold, read from them (one source of truth): a Literal

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 
 from ..dynamo import targets as dynamo
-from ..errors import SelectionError
+from ..errors import SelectionError, dropped_item, dropped_list
 from ..html_text import escape
 from ..types import Data
 
@@ -42,7 +42,8 @@ def url_key(key: str) -> str:
 
 def page_state(data: Data, query: Mapping[str, str]) -> dict[str, object]:
     """What the widget shows for a URL query. Keys without the `dynamo_` prefix are ignored;
-    bad keys, values and unavailable choices are dropped with a notice.
+    bad keys, values and unavailable choices are dropped with a notice (cut and printable:
+    `builder.errors.dropped_item`).
 
     Returns `explicit` (the honoured URL keys, to write back to the URL), `notice` (one line,
     empty when nothing was dropped), `result` and `html`."""
@@ -55,7 +56,7 @@ def page_state(data: Data, query: Mapping[str, str]) -> dict[str, object]:
         try:
             dynamo.parse_query(data, {key: value})
         except SelectionError as error:
-            dropped.append(f"{name}={value} ({error.reason})")
+            dropped.append(dropped_item(name, value, error.reason))
             continue
         explicit[key] = value
     while True:
@@ -64,10 +65,10 @@ def page_state(data: Data, query: Mapping[str, str]) -> dict[str, object]:
             break
         except SelectionError as error:
             value = explicit.pop(error.key)
-            dropped.append(f"{url_key(error.key)}={value} ({error.reason})")
+            dropped.append(dropped_item(url_key(error.key), value, error.reason))
     notice = ""
     if dropped:
-        notice = "Ignored from the URL, showing defaults instead: " + "; ".join(dropped)
+        notice = "Ignored from the URL, showing defaults instead: " + dropped_list(dropped)
     url_explicit = {url_key(key): value for key, value in explicit.items()}
     return {
         "explicit": url_explicit,

@@ -32,7 +32,7 @@ from ..commands.deploy_types import deploy_type
 from ..commands.offering import recipe_support
 from ..commands.omni_tasks import TASK
 from ..commands.selection import canonical_query, choices, parse_query
-from ..errors import QUOTE_MAX, SelectionError, cut, printable, quoted, shown
+from ..errors import SelectionError, dropped_item, dropped_list
 from ..html_text import escape
 from ..types import Command, Data, Result, Sources
 from ..vocabulary import (
@@ -61,20 +61,8 @@ OFFLOAD_LABELS = {OFF: "Off", **{tid: tier.label for tid, tier in OFFLOAD_TIERS.
 ROLE_LABELS = ROLES
 FRONTEND_LABELS = {fid: frontend.label for fid, frontend in FRONTENDS.items()}
 INSTALL_LABELS = INSTALL_METHODS
-NOTICE_ITEMS = 5
-"""A notice lists at most this many dropped URL keys, then says how many more there were."""
-ITEM_MAX = 300
-"""The longest one item of a notice may be (its key and value are cut at QUOTE_MAX)."""
 SHOWN_UNAVAILABLE = 3
 """A row shows at most this many unavailable pills; the rest sit in its "N more" list."""
-
-
-def _dropped(key: str, value: str, reason: str) -> str:
-    """One notice item; a long key or value is cut, also where the reason repeats it."""
-    for long in (key, value):
-        if len(long) > QUOTE_MAX:
-            reason = reason.replace(repr(long), quoted(long)).replace(long, cut(long))
-    return cut(f"{shown(key)}={shown(value)} ({printable(reason)})", ITEM_MAX)
 
 
 class PageState(TypedDict):
@@ -95,7 +83,7 @@ def page_state(catalog: Data, recipe: Data,
     """What the page shows for a URL query (a mapping, or the URL's [key, value] pairs in
     order): bad keys/values are dropped with a notice, and so is a key given more than once
     (the command line refuses it too). The notice names at most NOTICE_ITEMS of them, each
-    cut to ITEM_MAX characters.
+    cut (`builder.errors.dropped_item`).
 
     `builder`: a `Builder` of this catalog and recipe kept across calls (the page's worker
     keeps one per recipe, so what does not depend on the query is worked out once), and
@@ -125,7 +113,7 @@ def page_state(catalog: Data, recipe: Data,
             foreign[key] = value
             continue
         if counts[key] > 1:
-            dropped.append(_dropped(key, value, "given twice"))
+            dropped.append(dropped_item(key, value, "given twice"))
             continue
         if key == "variant":  # an earlier id of a renamed variant: its id now, said
             canonical, said = canonical_query(recipe, {key: value})
@@ -134,7 +122,7 @@ def page_state(catalog: Data, recipe: Data,
         try:
             parse_query(catalog, recipe, {key: value}, builder.choices)
         except SelectionError as error:
-            dropped.append(_dropped(key, value, error.reason))
+            dropped.append(dropped_item(key, value, error.reason))
             continue
         explicit[key] = value
     while True:
@@ -144,7 +132,7 @@ def page_state(catalog: Data, recipe: Data,
         except SelectionError as error:
             blamed = error.key
             if blamed in explicit and explicit[blamed] != start.get(blamed):
-                dropped.append(_dropped(blamed, explicit.pop(blamed), error.reason))
+                dropped.append(dropped_item(blamed, explicit.pop(blamed), error.reason))
                 continue
             # Blamed on a key the URL did not give, or on the page's own base: drop the URL's
             # last other choice.
@@ -152,11 +140,10 @@ def page_state(catalog: Data, recipe: Data,
             if not droppable:
                 raise  # the page's own selection does not build
             key = droppable[-1]
-            dropped.append(_dropped(key, explicit.pop(key), f"{blamed}: {error.reason}"))
+            dropped.append(dropped_item(key, explicit.pop(key), f"{blamed}: {error.reason}"))
     notice = "; ".join(renamed)
     if dropped:
-        more = len(dropped) - NOTICE_ITEMS
-        listed = "; ".join(dropped[:NOTICE_ITEMS]) + (f"; and {more} more" if more > 0 else "")
+        listed = dropped_list(dropped)
         instead = "this page's defaults" if start else "defaults"
         notice += ((". " if notice else "") + f"Ignored from the URL, showing {instead} "
                    f"instead: {listed}")

@@ -17,6 +17,15 @@ import { mount } from "./site.js";
   "use strict";
 
   const compact = (text) => text.toLowerCase().replace(/[-_\s]+/g, "");
+  // A URL value as the notice repeats it: without control, bidi or zero-width characters, cut
+  // at `limit` characters (the builder's QUOTE_MAX, in the notice's data-quote-max), as the
+  // model page's notices are (builder/errors.py: shown).
+  const UNSHOWABLE =
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+  const shown = (text, limit) => {
+    const plain = text.replace(UNSHOWABLE, "");
+    return plain.length <= limit ? plain : plain.slice(0, limit - 1) + "…";
+  };
   const URL_DELAY_MS = 150; // after a filter change
   const TYPING_DELAY_MS = 400; // after the last key of a search
 
@@ -159,23 +168,24 @@ import { mount } from "./site.js";
     readURL() {
       const params = new URLSearchParams(location.search);
       const dropped = [];
+      const limit = Number(this.notice?.dataset.quoteMax) || 60;
       let rewrite = false;
       this.search.value = params.get("search") || "";
       for (const select of this.selects) {
         const value = params.get(select.name) || "";
         const known = value && Array.from(select.options).some((o) => o.value === value);
-        if (value && !known) dropped.push(`${select.name}=${value}`);
+        if (value && !known) dropped.push(`${select.name}=${shown(value, limit)}`);
         select.value = known ? value : "";
       }
       if (this.sort) {
         // `group=none` is the older URL form of an ungrouped list: sorted by name.
         const legacy = params.get("group");
         if (legacy !== null && legacy !== "none" && legacy !== "provider") {
-          dropped.push(`group=${legacy}`);
+          dropped.push(`group=${shown(legacy, limit)}`);
         }
         const value = params.get("sort") || (legacy === "none" ? "name" : "");
         const known = value && Array.from(this.sort.options).some((o) => o.value === value);
-        if (value && !known) dropped.push(`sort=${value}`);
+        if (value && !known) dropped.push(`sort=${shown(value, limit)}`);
         this.sort.value = known ? value : this.sort.options[0].value;
         if (legacy !== null) rewrite = true; // written back as sort=
       }

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from builder.errors import QUOTE_MAX
+
 from .pages import ARCHITECTURES, TASKS, e, format_context, page_href
 
 __all__ = [
@@ -378,7 +380,9 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
         + "</select></div>"
         '<button type="reset" class="rcp-reset">Clear filters</button></div></form>'
         '<div class="rcp-results">'
-        '<p class="rcp-notice" role="status" data-rcp-notice hidden></p>'
+        # A URL value the notice repeats is cut at the builder's QUOTE_MAX (browse.js).
+        f'<p class="rcp-notice" role="status" data-rcp-notice data-quote-max="{QUOTE_MAX}" '
+        "hidden></p>"
         '<p class="rcp-count" aria-live="polite"><strong data-rcp-count>'
         f"{total}</strong> of {total} models</p>"
         '<noscript><p class="rcp-noscript">The filters need JavaScript; every model is '

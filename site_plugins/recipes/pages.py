@@ -5,7 +5,8 @@ A model page's Markdown is front matter, section headings, *slots* and the recip
 A slot is a paragraph holding a per-build random token; after Markdown has run, the slot is
 replaced by HTML made here, where every recipe string goes through `html.escape`. So recipe
 strings never pass through Markdown, and the guide (the only recipe Markdown) is rendered
-with raw HTML turned off (see `_safe_markdown.py`).
+with raw HTML turned off and an allow-list of elements and attributes (see
+`vllm_recipes/guide_html.py`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ import yaml
 
 from builder.types import Result
 from builder.vocabulary import SELECTION_KEYS
-
-from ._safe_markdown import safe_href
+from vllm_recipes.guide_html import safe_href
 
 __all__ = [
     "KEYS_MARKER",

@@ -11,6 +11,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from .config import RecipesConfig
+from .csp import without_policy_when_served
 from .memo import BuildMemo
 from .site import RecipesSite, load_site
 
@@ -59,7 +60,14 @@ class RecipesPlugin(BasePlugin[RecipesConfig]):
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         return self.site.post_page(output, page)
 
+    def on_post_template(self, output_content: str, /, *, template_name: str,
+                         config: MkDocsConfig) -> str:
+        if not template_name.endswith(".html"):
+            return output_content
+        return self.site.post_template(output_content)
+
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in self.site.watch:
             server.watch(path)
+        without_policy_when_served(server)
         return server

@@ -35,15 +35,17 @@ from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
 from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
-from ._safe_markdown import SafeMarkdown
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
 from .configurations import PublishedConfigurations
+from .csp import with_policy
 from .memo import BuildMemo, digest
+from .output_paths import OutputClash, check_outputs, inside_site
 from .pages import (
     KEYS_MARKER,
     GeneratedPage,
@@ -247,7 +249,7 @@ def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
     paths. Each directory is made once."""
     made: set[Path] = set()
     for uri, text in files:
-        path = root / uri
+        path = root / inside_site(uri)
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
@@ -338,6 +340,24 @@ class Gathered:
         self.twins += outputs.twins
 
 
+def guard_outputs(config: MkDocsConfig, files: Files, generated: list[File],
+                  written: list[str]) -> None:
+    """Every output of the build (docs and theme files, the theme's templates, the search
+    index, what the plugin generates and what its workers wrote) has a place of its own
+    inside the site (`output_paths.py`), else PluginError."""
+    outputs = chain(
+        ((file.dest_uri, f"{config.docs_dir}/{file.src_uri}") for file in files),
+        ((name, "the theme") for name in config.theme.static_templates),
+        (("search/search_index.json", "the search plugin"),),
+        ((file.dest_uri, f"the recipes plugin's {file.src_uri}") for file in generated),
+        ((uri, "the recipes plugin") for uri in written),
+    )
+    try:
+        check_outputs(outputs)
+    except OutputClash as error:
+        raise PluginError(f"the build would overwrite its own files: {error}") from None
+
+
 class RecipesSite:
     """One build's site: the files it generates (`add_files`) and what the page hooks do
     with the generated pages (`before_markdown`, `page_content`, `post_page`)."""
@@ -353,7 +373,7 @@ class RecipesSite:
         self.site_url = (config.site_url or "/").rstrip("/") + "/"
         self.nonce = memo.nonce
         self.twin_urls: list[str] = []
-        self.markdown = SafeMarkdown()
+        self.markdown = GuideMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.written: list[str] = []
         """Site paths of the files the render workers wrote into `site_dir` themselves."""
@@ -377,7 +397,7 @@ class RecipesSite:
         self.written = []
         try:
             generated = self._generate(config)
-        except MissingAsset as error:
+        except (MissingAsset, OutputClash) as error:  # OutputClash: a worker's file
             raise PluginError(str(error)) from None
         for uri in chain((file.src_uri for file in generated), self.written):
             if files.get_file_from_path(uri) is not None:
@@ -385,6 +405,7 @@ class RecipesSite:
                     f"{config.docs_dir}/{uri} clashes with a file the recipes plugin "
                     "generates; rename or remove it"
                 )
+        guard_outputs(config, files, generated, self.written)
         for file in generated:
             files.append(file)
         if self.memo.staging is not None and self.browse_changed:
@@ -478,9 +499,9 @@ class RecipesSite:
     # ------------------------------------------------------------------ pages
 
     def before_markdown(self, markdown: str, page: Page) -> str:
-        """Guides are rendered without raw HTML; hand-written pages keep it. A variant page
-        names its recipe's page as canonical, and shares that page's rendered body (the
-        same guide, the same slot names): its own Markdown is not converted again."""
+        """Guides are rendered by `guide_html` rules; hand-written pages keep raw HTML. A
+        variant page names its recipe's page as canonical, and shares that page's rendered
+        body (the same guide, the same slot names): its Markdown is not converted again."""
         generated = self.pages.get(page.file.src_uri)
         self.markdown.active = generated is not None
         if generated is None:
@@ -500,7 +521,8 @@ class RecipesSite:
             if generated.body_of and shared is not None:
                 html, page.toc = shared
                 return html
-            marked = generated.mark(html)
+            # Only what `vllm_recipes.guide_html` allows, should a guide skip `check`.
+            marked = generated.mark(sanitize_html(html)[0])
             self.memo.bodies[page.file.src_uri] = (marked, page.toc)
             return marked
         if KEYS_MARKER in html:
@@ -523,9 +545,14 @@ class RecipesSite:
         drop_switching_rule(Path(config.site_dir))
 
     def post_page(self, output: str, page: Page) -> str:
-        """A generated page's slots filled in the finished HTML (after search indexing)."""
+        """A generated page's slots filled in the finished HTML (after search indexing);
+        every page's Content-Security-Policy (`csp.py`)."""
         generated = self.pages.get(page.file.src_uri)
-        return generated.fill(output) if generated is not None else output
+        return self.post_template(generated.fill(output) if generated else output)
+
+    def post_template(self, output: str) -> str:
+        """The policy, also for the theme's own pages (404.html)."""
+        return with_policy(output)
 
     @property
     def watch(self) -> list[str]:

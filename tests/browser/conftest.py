@@ -4,7 +4,9 @@ driven with Debian's Chromium through Playwright (one browser, one context for t
 The site is built with SITE_URL set to the server's origin, so mkdocs-material's instant
 navigation engages as it does in production. Every request any page or worker makes is
 recorded; a request to another origin fails the test that caused it. (The builder's worker is
-a dedicated one in this context; see `site_context`.)
+a dedicated one in this context; see `site_context`.) Every page has a Content-Security-Policy
+without 'unsafe-eval': `wait_for_function` takes a function (`"() => ..."`), as a bare
+expression is polled with eval, which the policy refuses.
 """
 
 from __future__ import annotations

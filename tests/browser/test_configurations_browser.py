@@ -138,7 +138,7 @@ def _compare(page: Page, text: str) -> None:
     before = page.evaluate(CMP_PAINTS)
     page.locator(".cmp-input").fill(text)
     page.click("button.cmp-run")
-    page.wait_for_function(f"{CMP_PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
+    page.wait_for_function(f"() => {CMP_PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
 
 
 def test_compare_box_shows_the_diff_python_computes(site_page: Page) -> None:
@@ -186,7 +186,7 @@ def test_compare_box_garbage_gives_one_line(site_page: Page) -> None:
     page.evaluate("document.querySelector('.cmp-input').value = "
                   "'vllm serve m ' + '--x 1 '.repeat(180000)")
     page.click("button.cmp-run")
-    page.wait_for_function(f"{CMP_PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
+    page.wait_for_function(f"() => {CMP_PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
     expect(page.locator(".cmp-output .cdiff-error")).to_have_text(
         "the text is 1,080,013 characters long; paste one command of at most 65,536 characters")
     # And it still works afterwards.

@@ -23,7 +23,7 @@ def click(page: Page, key: str, value: str) -> None:
     """Click an available pill and wait until Python's answer is painted."""
     before = page.evaluate(PAINTS)
     pill(page, key, value).click()
-    page.wait_for_function(f"{PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
+    page.wait_for_function(f"() => {PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
 
 
 def own_query(page: Page) -> dict[str, str]:
@@ -112,7 +112,7 @@ def test_copy_button_copies_the_step(site_page: Page) -> None:
 def test_a_link_with_the_selection_opens_it(site_page: Page) -> None:
     query = "dynamo_framework=sglang&dynamo_topology=disaggregated"
     site_page.goto(model_url(HF_ID, query))
-    site_page.wait_for_function(f"{PAINTS} > 0", timeout=PYTHON_TIMEOUT_MS)
+    site_page.wait_for_function(f"() => {PAINTS} > 0", timeout=PYTHON_TIMEOUT_MS)
     explicit = {"dynamo_framework": "sglang", "dynamo_topology": "disaggregated"}
     assert widget_html(site_page) == as_browser_writes(
         site_page, page_state(data(), explicit)["html"])

@@ -122,7 +122,7 @@ def test_copy_stays_in_reach_while_the_pills_change(screen: Page) -> None:
     assert copy is not None and copy["y"] + copy["height"] <= 48, copy
     before = paints(page)
     pill(page, "install", "docker").click()
-    page.wait_for_function(f"performance.getEntriesByName('rb-paint').length > {before}")
+    page.wait_for_function(f"() => performance.getEntriesByName('rb-paint').length > {before}")
     expect(bar).to_be_visible()
     box = bar.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
@@ -193,7 +193,7 @@ def test_dark_mode_follows_the_system_until_the_reader_picks(browser: Browser,
         expect(toggle).to_have_count(1)
         expect(toggle).to_have_attribute("title", "Switch to light mode")
         toggle.click()
-        page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
+        page.wait_for_function("() => document.body.dataset.mdColorScheme === 'default'")
         page.reload()
         assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
         light = browser.new_context(viewport=DESKTOP, base_url=site.origin,
@@ -262,14 +262,14 @@ def test_instant_navigation_brings_each_pages_own_files(site_page: Page, site: S
     loads = []
     page.on("load", lambda _: loads.append(1))
     page.locator(f'a[href$="{QWEN}/"]').first.click()
-    page.wait_for_function("document.querySelector('.rb-mount')?.rbMount", timeout=20_000)
+    page.wait_for_function("() => document.querySelector('.rb-mount')?.rbMount", timeout=20_000)
     assert loads == []  # no reload: instant navigation
     assert page.evaluate("getComputedStyle(document.querySelector('.rb-widget')).borderTopStyle"
                          ) == "solid"  # builder.css applies
     click_pill(page, "install", "docker")
     assert shown_copy_text(page) == expected_text(QWEN, {"install": "docker"})
     page.locator(".rcp-crumbs a").click()  # "Models": back to the home page
-    page.wait_for_function("document.querySelector('[data-rcp-browse]')?.rcpBrowse")
+    page.wait_for_function("() => document.querySelector('[data-rcp-browse]')?.rcpBrowse")
     assert loads == []
     assert page.evaluate("[...document.styleSheets].some(s => (s.href || '')"
                          ".endsWith('/stylesheets/browse.css'))")
@@ -287,7 +287,7 @@ def test_a_click_one_away_is_answered_before_python_has_started(site_page: Page,
     page.route(WASM, lambda route: routes.append(route))
     try:
         page.goto(model_url(V4))
-        page.wait_for_function("document.querySelector('.rb-mount')?.rbMount")
+        page.wait_for_function("() => document.querySelector('.rb-mount')?.rbMount")
         made: list[str] = []
         page.on("request", lambda r: made.append(r.url))
         started = time.monotonic()
@@ -304,10 +304,11 @@ def test_a_click_one_away_is_answered_before_python_has_started(site_page: Page,
         assert shown_copy_text(page) == expected_text(V4, {"hardware": "b200"})
         before = paints(page)
         page.go_back()
-        page.wait_for_function(f"performance.getEntriesByName('rb-paint').length > {before}")
+        page.wait_for_function(f"() => performance.getEntriesByName('rb-paint').length > {before}")
         assert shown_copy_text(page) == expected_text(V4, {"hardware": "mi355x"})
         page.go_back()
-        page.wait_for_function(f"performance.getEntriesByName('rb-paint').length > {before + 1}")
+        page.wait_for_function(
+            f"() => performance.getEntriesByName('rb-paint').length > {before + 1}")
         assert shown_copy_text(page) == expected_text(V4, {})
         assert url_query(page) == {}
         click_pill(page, "hardware", "mi355x")
@@ -319,7 +320,7 @@ def test_a_click_one_away_is_answered_before_python_has_started(site_page: Page,
             route.fallback()
         page.unroute(WASM)
     wait_python(page)
-    page.wait_for_function("!document.querySelector('.rb-widget[aria-busy]')")
+    page.wait_for_function("() => !document.querySelector('.rb-widget[aria-busy]')")
     assert shown_copy_text(page) == expected_text(V4, {"hardware": "mi355x", "install": "docker"})
 
 

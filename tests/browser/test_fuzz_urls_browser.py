@@ -26,6 +26,10 @@ URLS = 16
 SEED = 2401
 """Its case 13 (`variant=default%00`) once failed: the notice held the NUL as is, which HTML
 cannot carry (now shown as `\\x00`; tests/test_view.py keeps it as a case too)."""
+MARKUP = ("<img src=x onerror=window.__pwned=1>", "\"><svg onload=window.__pwned=1>",
+          "javascript:window.__pwned=1", "'-alert(1)-'", "</p><script>window.__pwned=1</script>")
+"""Issue 32: one of these joins each URL, under one of the page's own keys; none may run
+(`window.__pwned` stays unset, no dialog opens) under the page's Content-Security-Policy."""
 PAGES = ("nvidia/DeepSeek-V4-Flash-NVFP4", "deepseek-ai/DeepSeek-V4-Flash", "Qwen/Qwen3-8B",
          "deepseek-ai/DeepSeek-V4.1-Flash")
 
@@ -35,7 +39,8 @@ def open_page(tab: WarmTab, model_id: str, query: str) -> Page:
     the pages before can be cleared on the way)."""
     page = tab.page
     follow_link(page, "/")
-    page.wait_for_function("location.pathname === '/' && !document.querySelector('.rb-mount')")
+    page.wait_for_function(
+        "() => location.pathname === '/' && !document.querySelector('.rb-mount')")
     page.evaluate("performance.clearMarks('rb-paint')")
     follow_link(page, model_url(model_id, query))
     page.wait_for_function(
@@ -49,12 +54,17 @@ def open_page(tab: WarmTab, model_id: str, query: str) -> Page:
 def test_hostile_urls_show_what_python_gives(warm_tab: WarmTab) -> None:
     rng = random.Random(SEED)
     pages = {m: (h, b) for m, h, b in model_ids() if m in PAGES}
-    for _ in range(URLS):
+    dialogs: list[str] = []
+    warm_tab.page.on("dialog", lambda dialog: (dialogs.append(dialog.message),
+                                                dialog.dismiss()))
+    for number in range(URLS):
         model_id = rng.choice(PAGES)
         hf_id, base = pages[model_id]
         pairs = [(k, v[:500]) for k, v in url_pairs(rng, hf_id)]
         if not any(not is_foreign(k) for k, _ in pairs):
             pairs.append(("install", "docker"))
+        pairs.append((("hardware", "variant", "strategy", "dynamo_gpu")[number % 4],
+                      MARKUP[number % len(MARKUP)]))
         state = page(hf_id, pairs, base)
         tab = open_page(warm_tab, model_id, urlencode(pairs))
         shown = painted(tab)
@@ -66,3 +76,5 @@ def test_hostile_urls_show_what_python_gives(warm_tab: WarmTab) -> None:
             expect(notice).to_have_count(0)
         own = {k: v for k, v in url_query(tab).items() if not is_foreign(k)}
         assert own == dict(written_back(state, base)), (model_id, pairs)
+        assert tab.evaluate("typeof window.__pwned") == "undefined", (model_id, pairs)
+    assert dialogs == []

@@ -127,7 +127,7 @@ def test_search_result_link_opens_without_a_notice(site_page: Page) -> None:
     expect(link).to_be_visible(timeout=20_000)
     assert "h=flash" in (link.get_attribute("href") or "")
     link.click()
-    page.wait_for_function("document.querySelector('.rb-mount')?.rbMount")
+    page.wait_for_function("() => document.querySelector('.rb-mount')?.rbMount")
     assert url_query(page).get("h") == "flash"
     expect(copy_button(page)).not_to_have_attribute("aria-disabled", "true")
     wait_python(page)
@@ -304,14 +304,15 @@ def test_no_webassembly_is_reported_within_10_s(site_context: BrowserContext) ->
 def test_python_ready_is_reported_once(site_page: Page) -> None:
     site_page.goto(model_url(V4))
     site_page.wait_for_function(
-        "performance.getEntriesByName('rb-python-ready').length > 0", timeout=PYTHON_TIMEOUT_MS)
+        "() => performance.getEntriesByName('rb-python-ready').length > 0",
+        timeout=PYTHON_TIMEOUT_MS)
     assert site_page.evaluate("performance.getEntriesByName('rb-python-ready').length") == 1
 
 
 def test_api_example_names_the_address_the_site_is_served_from(warm_tab: WarmTab) -> None:
     page = warm_tab.page
     follow_link(page, "/api/")
-    page.wait_for_function("location.pathname === '/api/'")
+    page.wait_for_function("() => location.pathname === '/api/'")
     code = page.locator("[data-site-url] code").first
     origin = page.evaluate("location.origin")
     expect(code).to_contain_text(f'SITE="{origin}/"')

@@ -24,7 +24,8 @@ def model_url(hf_id: str, query: str = "") -> str:
 def wait_python(page: Page) -> None:
     """Until the page's Python (Pyodide in the worker) has answered once."""
     page.wait_for_function(
-        "performance.getEntriesByName('rb-python-ready').length > 0", timeout=PYTHON_TIMEOUT_MS
+        "() => performance.getEntriesByName('rb-python-ready').length > 0",
+        timeout=PYTHON_TIMEOUT_MS,
     )
 
 
@@ -33,7 +34,7 @@ def paints(page: Page) -> int:
 
 
 def wait_paint(page: Page, before: int) -> None:
-    page.wait_for_function(f"{PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
+    page.wait_for_function(f"() => {PAINTS} > {before}", timeout=PYTHON_TIMEOUT_MS)
 
 
 def pill(page: Page, key: str, value: str) -> Locator:
@@ -169,7 +170,8 @@ class WarmTab:
     def open(self, hf_id: str, query: str = "") -> Page:
         page = self.page
         follow_link(page, "/")
-        page.wait_for_function("location.pathname === '/' && !document.querySelector('.rb-mount')")
+        page.wait_for_function(
+            "() => location.pathname === '/' && !document.querySelector('.rb-mount')")
         before = paints(page)
         follow_link(page, model_url(hf_id, query))
         page.wait_for_function(
