@@ -1,0 +1,33 @@
+"""Text from outside (a recipe, a server, a tool's output, a file name) made safe to show.
+
+`printable(text, limit)` is what a terminal line or a page notice may carry of such text:
+every character that does not print is written as its escape, as `repr` writes it (`\\x1b`
+for ESC, `\\n`, `\\u202e` for a bidi override, `\\u200b` for a zero-width space, `\\udcff` for a
+byte a file name could not decode), so no escape sequence reaches the terminal, no line is
+forged and no text is reordered or hidden; then the result is cut to `limit` characters, the
+last one an ellipsis. Only the first `limit` characters are looked at: a huge value costs no
+more than a short one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ELLIPSIS", "printable"]
+
+ELLIPSIS = "…"
+
+
+def _escaped(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def printable(text: str, limit: int) -> str:
+    """`text` with control, format (bidi, zero-width), separator and unassigned characters
+    escaped, at most `limit` characters long (see the module docstring)."""
+    if limit <= 0:
+        return ""
+    shown = _escaped(text[:limit + 1])
+    if len(shown) <= limit and len(text) <= limit:
+        return shown
+    return shown[:limit - 1] + ELLIPSIS
