@@ -82,22 +82,22 @@ def timeout_value(text: str) -> float:
 
 def base_url(text: str) -> str:
     """`text` as a server's base URL (no trailing slash); ValueError with the reason."""
-    shown = printable(text, 80)
+    shown = f"'{printable(text, 80)}'"
     if not text.isascii() or not text.isprintable() or " " in text:
-        raise ValueError(f"{shown!r}: a URL of printable ASCII without spaces or line breaks")
+        raise ValueError(f"{shown}: a URL of printable ASCII without spaces or line breaks")
     try:
         parts = urllib.parse.urlsplit(text)
         port = parts.port
     except ValueError as error:
-        raise ValueError(f"{shown!r} is not a URL ({error})") from None
+        raise ValueError(f"{shown} is not a URL ({error})") from None
     if parts.scheme not in ("http", "https"):
-        raise ValueError(f"{shown!r} is not an http:// or https:// URL")
+        raise ValueError(f"{shown} is not an http:// or https:// URL")
     if not parts.hostname:
-        raise ValueError(f"{shown!r} names no host (http://HOST:PORT)")
+        raise ValueError(f"{shown} names no host (http://HOST:PORT)")
     if port == 0:
-        raise ValueError(f"{shown!r}: port 0 is not a port (1 to 65535)")
+        raise ValueError(f"{shown}: port 0 is not a port (1 to 65535)")
     if parts.query or parts.fragment:
-        raise ValueError(f"{shown!r}: a server's URL has no ?query or #fragment")
+        raise ValueError(f"{shown}: a server's URL has no ?query or #fragment")
     return text.rstrip("/")
 
 
@@ -172,6 +172,8 @@ class Server:
                 sock.settimeout(left)
             chunk = response.read1(CHUNK)
             if not chunk:
+                if self.deadline.passed():  # the timer shut the socket
+                    raise HttpError(self._late())
                 break
             size += len(chunk)
             if size > MAX_BODY:
