@@ -96,6 +96,19 @@ LONG = "x" * 100_000
     ([MODEL, f"{LONG}=1"], "x" * 59 + "…: unknown key; valid keys: "),
     ([MODEL, LONG], "x" * 59 + "…: expected KEY=VALUE (for example hardware=h200)"),
     ([MODEL, f"variant={LONG}"], "variant: unknown value '" + "x" * 59 + "…'; valid values: "),
+    # issue 32
+    (["run"], "vllm-recipes: run: HF_ID is required (see vllm-recipes --list)"),
+    (["run", "--dry-run"], "vllm-recipes: run: HF_ID is required (see vllm-recipes --list)"),
+    (["verify", "a", "b"], "vllm-recipes verify: argument url: 'a' is not an http:// or "
+                           "https:// URL (see vllm-recipes verify --help)"),
+    (["verify", "http://127.0.0.1:9", "b"], "vllm-recipes verify: unrecognized arguments: b"),
+    (["run", "../../../../x/recipe", "--dry-run"],
+     "vllm-recipes: hf_id: '../../../../x/recipe' is not a model id (ORG/NAME"),
+    (["diff", MODEL, "--command", f"vllm serve {MODEL} \u2014tensor-parallel-size 2"],
+     "command: \u2014tensor-parallel-size starts with em dash (U+2014), not '-': type the "
+     "option with ASCII hyphens ('--tensor-parallel-size')"),
+    (["diff", MODEL, "--command", f"vllm serve {MODEL} --max-model-len 4096 \u2212\u2212x"],
+     "command: \u2212\u2212x starts with minus sign (U+2212), not '-'"),
 ])
 def test_bad_arguments_are_one_short_line(args: list[str], expected: str) -> None:
     code, _, err = cli(*args)

@@ -70,6 +70,9 @@ def load(root: Path = RECIPES, model_id: str | None = None) -> Catalogue:
             raise UsageError(f"no recipe data: {RECIPES} does not exist and this install "
                              "carries no catalogue.json (reinstall the wheel)")
         return found
+    problem = model_id_problem(model_id) if model_id is not None else None
+    if problem:  # never a path out of the tree (`../../x`) or a file name of any length
+        raise UsageError(problem)
     name = model_id or ALL
     key, entry = answer_cache.read(root, name)
     if entry is not None:
