@@ -175,3 +175,28 @@ def test_the_api_docs_say_argv_is_for_a_shell() -> None:
     for said in ("`~/.cache/huggingface`", "`$HEAD_IP`", "os.path.expanduser",
                  "os.path.expandvars"):
         assert said in docs, said
+
+
+def test_a_download_url_reaches_the_install_block_as_one_word() -> None:
+    """Issue 32.3: a `files` URL with the shell characters a URL may hold (`$ & ( ) ;`) is
+    one quoted word of its `curl` line; `check` refuses one that is no URL (tests/invalid/
+    download_shell_text)."""
+    import copy
+    import shlex
+
+    from builder import build
+    from tests.recipes_data import builder_catalog, builder_recipe
+
+    hf_id = "nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16"
+    recipe = copy.deepcopy(builder_recipe(hf_id))
+    (name,) = recipe["files"]
+    url = "https://example.org/p.py?a=1&b=$(touch${IFS}x);c=`id`"
+    recipe["files"][name]["download"] = url
+    steps = [s for method in ("pip", "docker") for s in
+             build(builder_catalog(), recipe, {"reasoning": "on", "install": method}
+                   )["install"][method]["dependencies"]
+             if s["command"].startswith("curl ")]
+    assert steps
+    for step in steps:  # split as a shell splits: `;`, `&`, `(` end a word when not quoted
+        words = list(shlex.shlex(step["command"], posix=True, punctuation_chars=True))
+        assert words[-1] == url and len(words) == 4, step["command"]
