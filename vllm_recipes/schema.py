@@ -155,9 +155,10 @@ Date = Annotated[str, BeforeValidator(_date)]
 Precision = Annotated[str, AfterValidator(_precision)]
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-"""A line break, a tab or another control character: never part of a command-line word (the
-shell text would break the line, `docker_argv` would hold it as is)."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""A line break (NEL, U+2028 and U+2029 too), a tab or another control character (C0 or C1,
+ESC and CSI among them): never part of a command-line word (the shell text would break the
+line, a terminal would obey it, `docker_argv` would hold it as is)."""
 
 
 def _one_line(value: str) -> str:
