@@ -154,9 +154,9 @@ class Server:
         except (http.client.HTTPException, OSError, ValueError) as error:
             if self.deadline.passed():
                 raise HttpError(self._late()) from None
-            raise HttpError(_reason(error),
+            raise HttpError(_reason(error),  # (a refused connection: a server starting)
                             connection=isinstance(error, OSError)
-                            and not isinstance(error, TimeoutError)) from None
+                            and not isinstance(error, TimeoutError | socket.gaierror)) from None
         finally:
             timer.cancel()
             connection.close()
