@@ -1,19 +1,27 @@
-"""Outside text made safe to show: `printable(text, limit)` drops control characters (C0, DEL,
-C1) and the invisible ones that reorder or hide text (bidi controls, zero-width characters,
-line and paragraph separators), and cuts what is left at `limit` characters, ending with "…".
+"""Text from outside (a recipe, a server, a tool's output, a file name) made safe to show.
+
+`printable(text, limit)` is what a terminal line or a page notice may carry of such text:
+every character that does not print is written as its escape, as `repr` writes it (`\\x1b`
+for ESC, `\\n`, `\\u202e` for a bidi override, `\\u200b` for a zero-width space, `\\udcff` for a
+byte a file name could not decode), so no escape sequence reaches the terminal, no line is
+forged and no text is reordered or hidden; then the result is cut to `limit` characters, the
+last one an ellipsis. Only the first `limit` characters are looked at: a huge value costs no
+more than a short one.
 """
 
 from __future__ import annotations
 
-import re
+from .errors import cut
+from .errors import printable as escaped
 
 __all__ = ["printable"]
 
-_UNSHOWABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+")
-
 
 def printable(text: str, limit: int) -> str:
-    """`text` without control, bidi or zero-width characters, at most `limit` characters."""
-    text = _UNSHOWABLE.sub("", text)
-    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+    """`text` with control, format (bidi, zero-width), separator and unassigned characters
+    escaped (`errors.printable`), at most `limit` characters long (`errors.cut`; see the
+    module docstring)."""
+    if limit <= 0:
+        return ""
+    shown = escaped(text[:limit + 1])
+    return shown if len(shown) <= limit and len(text) <= limit else cut(shown, limit)

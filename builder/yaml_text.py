@@ -4,7 +4,9 @@ Block style for mappings and lists, flow style (`{}`, `[]`) only when empty. A s
 plain when YAML 1.1 and 1.2 both read it back as that string (a word of safe characters that is
 not a number, a boolean or null); a string of several lines that YAML can hold verbatim is a
 literal block (`|-`); any other string is double-quoted with JSON's escapes, which are YAML's.
-`dump` round-trips through any YAML loader: loading its text gives back the data.
+`dump` round-trips through any YAML loader: loading its text gives back the data. No
+character that does not print is written raw (line separators, bidi and zero-width ones are
+escaped in strings, and in comments).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from .errors import printable
 
 __all__ = ["comment_lines", "dump", "dump_all", "scalar"]
 
@@ -21,9 +25,6 @@ _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
 _SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 """Words YAML 1.1 or 1.2 reads as booleans or null (compared case-folded)."""
 _LITERAL_LINE = re.compile(r"^[\x20-\x7e]*$")
-_UNSAFE = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-"""Characters a double-quoted scalar carries as `\\uXXXX` (YAML forbids them raw, or reads
-them as line breaks or a byte-order mark)."""
 
 
 def scalar(value: Any) -> str:
@@ -42,8 +43,15 @@ def scalar(value: Any) -> str:
 
 
 def _quoted(value: str) -> str:
+    """A double-quoted scalar: JSON's escapes, and `\\uXXXX` (`\\UXXXXXXXX`) for every
+    character that does not print: those YAML forbids raw, reads as a line break (NEL, U+2028,
+    U+2029) or a byte-order mark, and the bidi and zero-width ones a reader would not see."""
     text = json.dumps(value, ensure_ascii=False)
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else
+                   f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+                   for c in text)
 
 
 def _key(key: str) -> str:
@@ -91,8 +99,11 @@ def _entry(head: str, value: Any, depth: int) -> list[str]:
 
 
 def comment_lines(text: str) -> str:
-    """`text` as YAML comment lines (`# ...`), each ending with a newline."""
-    return "".join(f"# {line}".rstrip() + "\n" for line in text.split("\n"))
+    """`text` as YAML comment lines (`# ...`), each ending with a newline: one per `\\n` of
+    `text`; any other line break (CR, NEL, U+2028, U+2029, which YAML also ends a comment
+    at) or character that does not print is written as its escape, so no text of a recipe
+    becomes a key."""
+    return "".join(f"# {printable(line)}".rstrip() + "\n" for line in text.split("\n"))
 
 
 def dump(data: Any) -> str:

@@ -74,3 +74,13 @@ def test_refusals_are_one_line_and_exit_2(args: tuple[str, ...], stdin: str | No
     assert out.returncode == 2
     assert out.stdout == ""
     assert out.stderr == error + "\n"
+
+
+def test_a_pasted_escape_is_shown_not_obeyed() -> None:
+    """Issue 32.3: text of a pasted command reaches the terminal escaped."""
+    out = run("Qwen/Qwen3-8B", "--command",
+              "vllm serve Qwen/Qwen3-8B --served-model-name '\x1b[31mred\u202e'")
+    assert out.returncode == 0, out.stderr
+    assert "  added    --served-model-name: (not set) → \\x1b[31mred\\u202e" in \
+        out.stdout.splitlines()
+    assert all(line.isprintable() for line in out.stdout.splitlines())

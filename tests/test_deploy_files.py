@@ -328,3 +328,55 @@ def test_tricky_strings_come_back_as_they_were() -> None:
 def test_any_string_comes_back_as_it_was(text: str) -> None:
     assert yaml.safe_load(dump({"k": text, "l": [text]})) == {"k": text, "l": [text]}
 
+
+
+SEPARATORS = ["\n", "\r", "\x85", "\u2028", "\u2029", "\x0b", "\x1b", "\u202e", "\u200b"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS, ids=repr)
+def test_a_line_separator_in_a_label_or_value_injects_no_key(separator: str) -> None:
+    """Issue 32.3: a variant label (in each file's header comment) and an environment value
+    (in its data) holding a line separator or a character that does not print: every file
+    re-parses to the same keys and values, and no line of it holds such a character."""
+    import copy
+
+    catalog, recipe = builder_catalog(), copy.deepcopy(builder_recipe(QWEN))
+    variant = recipe["variants"]["default"]
+    variant["label"] = f"BF16{separator}pwned: 1"
+    variant["description"] = f"d{separator}pwned: 2"
+    env_value = f"1{separator}pwned: 3"
+    recipe["model"]["base_env"] = {**recipe["model"].get("base_env", {}), "X_TEST": env_value}
+    result = build(catalog, recipe, {"hardware": "h100"})
+    assert result["commands"][0]["env"]["X_TEST"] == env_value
+    made = deploy_files(catalog, recipe, result)
+    for fmt in FILE_FORMATS:
+        text = made[fmt]["text"]
+        assert made[fmt]["available"] and text, fmt
+        for line in text.split("\n"):
+            assert line.isprintable(), (fmt, line)
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        assert not any("pwned" in key for key in _keys(docs)), fmt
+        if fmt != "vllm-config":  # (a config file holds the arguments only)
+            assert any(env_value in value for value in _strings(docs)), fmt
+
+
+def _keys(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        return [str(k) for k in data] + [k for v in data.values() for k in _keys(v)]
+    return [k for v in data for k in _keys(v)] if isinstance(data, list) else []
+
+
+def _strings(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in _strings(v)]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data] if isinstance(data, str) else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*SEPARATORS, "a", " ", ":", "#", "-", "é"])))
+def test_any_comment_stays_a_comment(text: str) -> None:
+    from builder.yaml_text import comment_lines
+
+    assert yaml.safe_load(comment_lines(text) + "k: 1\n") == {"k": 1}

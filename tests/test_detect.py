@@ -4,6 +4,8 @@ recipes/hardware.yaml; what it cannot match is one line and exit 2."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -171,3 +173,102 @@ def test_run_detect_is_run_with_the_detected_hardware(tmp_path: Path) -> None:
     assert detected.stdout == given.stdout
     assert detected.stderr == ("vllm-recipes: --detect: found 8× NVIDIA H200, 143771 MiB each "
                                "(nvidia-smi): hardware=h200\n")
+
+
+# ------------------------------------------------------------------ hostile tools (issue 32.4)
+# Each fake tool prints what no real one should; `--detect` answers with one line (a
+# hardware= and what it found, or why none, exit 2), never a traceback, a control character,
+# a hang or a memory blow-up.
+
+def hostile_tool(bin_dir: Path, tool: str, output: bytes | str) -> None:
+    """A `tool` on PATH that prints `output` (bytes as they are; a str is Python code that
+    writes to `out`, the binary standard output)."""
+    bin_dir.mkdir(exist_ok=True)
+    body = (f"out.write({output!r})" if isinstance(output, bytes) else output)
+    script = bin_dir / tool
+    script.write_text(f"#!{sys.executable}\nimport sys\nout = sys.stdout.buffer\n{body}\n")
+    script.chmod(0o755)
+
+
+def detect_in_process(monkeypatch: pytest.MonkeyPatch, bin_dir: Path,
+                      env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `vllm-recipes --detect` (cli._serve's lines), here:
+    any exception but the usage error is a failure of the test."""
+    from vllm_recipes.cli_common import usage
+    from vllm_recipes.detect import detect
+    from vllm_recipes.errors import UsageError
+
+    bin_dir.mkdir(exist_ok=True)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv("TPU_ACCELERATOR_TYPE", raising=False)
+    for name, value in (env or {}).items():
+        monkeypatch.setenv(name, value)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            found = detect(builder_catalog())
+        except UsageError as error:
+            return usage(str(error)), "", err.getvalue()
+    return 0, f"hardware={found.hardware}\n", f"vllm-recipes: {found.line}\n"
+
+
+DEEP = "out.write(b'[' * 200000 + b']' * 200000)"
+HOSTILE_TOOLS = [
+    # (tool, output, env, the start of the one line: stdout when it exits 0, else stderr)
+    ("nvidia-smi", b"NVIDIA H200\xff, 143771 MiB\n" * 8, {}, "vllm-recipes: --detect: found "
+     "8\u00d7 NVIDIA H200\ufffd, 143771 MiB each (nvidia-smi): hardware=h200\n"),
+    ("nvidia-smi", b"\xff\xfe\n", {}, "vllm-recipes: --detect: found 1\u00d7 \ufffd\ufffd"),
+    ("nvidia-smi", b"NVIDIA H200\x1b[31m\x1b]0;pwned\x07, 1 MiB\n", {},
+     "vllm-recipes: --detect: found 1\u00d7 NVIDIA H200\\x1b[31m\\x1b]0;pwned\\x07, 1 MiB "
+     "(nvidia-smi): hardware=h200 (the catalogue's H200 is a node of 8 GPUs"),
+    ("amd-smi", b'[{"asic": "x"}]', {}, "vllm-recipes: --detect: found 1\u00d7  (amd-smi)"),
+    ("amd-smi", b'[{"asic": {"market_name": "AMD Instinct MI300X"}, "vram": [1]}]', {},
+     "vllm-recipes: --detect: found 1\u00d7 AMD Instinct MI300X (amd-smi): hardware=mi300x"),
+    ("amd-smi", b'[{"asic": {"market_name": "AMD Instinct MI300X"}, "vram": {"size": 5}}]',
+     {}, "vllm-recipes: --detect: found 1\u00d7 AMD Instinct MI300X (amd-smi): hardware=mi300x"),
+    ("amd-smi", b'{"gpu_data": 5}', {}, "vllm-recipes: --detect: found no accelerator"),
+    ("amd-smi", DEEP, {}, "vllm-recipes: --detect: found no accelerator"),
+    ("rocm-smi", b"[1]", {}, "vllm-recipes: --detect: found no accelerator"),
+    ("rocm-smi", b'{"card0": 5, "card1": {"Card series": ["a"]}}', {},
+     "vllm-recipes: --detect: found 1\u00d7 ['a'] (rocm-smi), which no hardware= is"),
+    ("npu-smi", b"| 0     910B3\x1b[2J\xff  | OK |\n", {},
+     "vllm-recipes: --detect: found 1\u00d7 910B3\\x1b[2J\ufffd (npu-smi), which no"),
+    ("lscpu", "Model name: Intel(R) Xeon(R) 6767P\nNUMA node(s): \u00b2\n".encode(), {},
+     "vllm-recipes: --detect: lscpu reports '\u00b2' NUMA nodes, not a count from 1 to 4096"),
+    ("lscpu", b"Model name: Intel(R) Xeon(R) 6767P\nNUMA node(s): 0\n", {},
+     "vllm-recipes: --detect: lscpu reports '0' NUMA nodes, not a count from 1 to 4096"),
+    ("lscpu", b"Model name: Intel(R) Xeon(R) 6767P\nNUMA node(s): 999999999999\n", {},
+     "vllm-recipes: --detect: lscpu reports '999999999999' NUMA nodes, not a count"),
+    (None, b"", {"TPU_ACCELERATOR_TYPE": "v6e-0"},
+     "vllm-recipes: --detect: $TPU_ACCELERATOR_TYPE reports '0' chips, not a count from 1"),
+    (None, b"", {"TPU_ACCELERATOR_TYPE": "v6e-99999999999"},
+     "vllm-recipes: --detect: $TPU_ACCELERATOR_TYPE reports '99999999999' chips, not a"),
+    (None, b"", {"TPU_ACCELERATOR_TYPE": "v6e-\u0668"},
+     "vllm-recipes: --detect: $TPU_ACCELERATOR_TYPE reports '\u0668' chips, not a count"),
+    ("nvidia-smi", "out.write(b''.join(b'NVIDIA H200 %d, 1 MiB\\n' % i for i in range(100000)))",
+     {}, "vllm-recipes: --detect: nvidia-smi reports 100000 devices, more than 4096"),
+    ("nvidia-smi", "out.write(b''.join(b'NVIDIA H200 %d, 1 MiB\\n' % i for i in range(4096)))",
+     {}, "vllm-recipes: --detect: found 1\u00d7 NVIDIA H200 0, 1\u00d7 NVIDIA H200 1, 1\u00d7"),
+    ("nvidia-smi", "while True:\n    out.write(b'NVIDIA H200, 1 MiB\\n' * 50000)", {},
+     "vllm-recipes: --detect: nvidia-smi printed more than 8 MiB; pick hardware= yourself"),
+]
+
+
+@pytest.mark.parametrize(("tool", "output", "env", "first"), HOSTILE_TOOLS,
+                         ids=[f"{t}-{i}" for i, (t, *_) in enumerate(HOSTILE_TOOLS)])
+def test_a_hostile_tool_gets_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      tool: str | None, output: bytes | str,
+                                      env: dict[str, str], first: str) -> None:
+    import time
+
+    if tool is not None:
+        hostile_tool(tmp_path / "bin", tool, output)
+    began = time.monotonic()
+    code, out, err = detect_in_process(monkeypatch, tmp_path / "bin", env)
+    assert time.monotonic() - began < 10
+    assert "Traceback" not in err, err[-3000:]
+    assert (code, out) == (2, "") or (code == 0 and out.startswith("hardware=")
+                                      and out.count("\n") == 1), (code, out[:300], err[:300])
+    assert err.count("\n") == 1 and err.isprintable() is False and err[:-1].isprintable(), err
+    assert len(err) <= 501
+    assert err.startswith(first), err[:300]

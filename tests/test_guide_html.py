@@ -117,8 +117,10 @@ def test_the_site_renders_with_the_extensions_check_renders_with() -> None:
     assert settings == GUIDE_EXTENSION_CONFIGS
 
 
-def test_printable_strips_controls_and_bidi_and_cuts() -> None:
-    assert printable("a\x1b[31mb\u202ec\u2028d\u200be", 100) == "a[31mbcde"
+def test_printable_escapes_controls_and_bidi_and_cuts() -> None:
+    # Escaped, not dropped: a reader sees that the text held them, and none acts.
+    assert printable("a\x1b[31mb\u202ec\u2028d\u200be", 100) == (
+        "a\\x1b[31mb\\u202ec\\u2028d\\u200be")
     assert printable("x" * 5000, 80) == "x" * 79 + "…"
     assert len(printable("x" * 5000, 80)) == 80
     assert printable("ok", 80) == "ok"

@@ -96,6 +96,19 @@ LONG = "x" * 100_000
     ([MODEL, f"{LONG}=1"], "x" * 59 + "…: unknown key; valid keys: "),
     ([MODEL, LONG], "x" * 59 + "…: expected KEY=VALUE (for example hardware=h200)"),
     ([MODEL, f"variant={LONG}"], "variant: unknown value '" + "x" * 59 + "…'; valid values: "),
+    # issue 32
+    (["run"], "vllm-recipes: run: HF_ID is required (see vllm-recipes --list)"),
+    (["run", "--dry-run"], "vllm-recipes: run: HF_ID is required (see vllm-recipes --list)"),
+    (["verify", "a", "b"], "vllm-recipes verify: argument url: 'a' is not an http:// or "
+                           "https:// URL (see vllm-recipes verify --help)"),
+    (["verify", "http://127.0.0.1:9", "b"], "vllm-recipes verify: unrecognized arguments: b"),
+    (["run", "../../../../x/recipe", "--dry-run"],
+     "vllm-recipes: hf_id: '../../../../x/recipe' is not a model id (ORG/NAME"),
+    (["diff", MODEL, "--command", f"vllm serve {MODEL} \u2014tensor-parallel-size 2"],
+     "command: \u2014tensor-parallel-size starts with em dash (U+2014), not '-': type the "
+     "option with ASCII hyphens ('--tensor-parallel-size')"),
+    (["diff", MODEL, "--command", f"vllm serve {MODEL} --max-model-len 4096 \u2212\u2212x"],
+     "command: \u2212\u2212x starts with minus sign (U+2212), not '-'"),
 ])
 def test_bad_arguments_are_one_short_line(args: list[str], expected: str) -> None:
     code, _, err = cli(*args)
@@ -162,3 +175,28 @@ def test_the_api_docs_say_argv_is_for_a_shell() -> None:
     for said in ("`~/.cache/huggingface`", "`$HEAD_IP`", "os.path.expanduser",
                  "os.path.expandvars"):
         assert said in docs, said
+
+
+def test_a_download_url_reaches_the_install_block_as_one_word() -> None:
+    """Issue 32.3: a `files` URL with the shell characters a URL may hold (`$ & ( ) ;`) is
+    one quoted word of its `curl` line; `check` refuses one that is no URL (tests/invalid/
+    download_shell_text)."""
+    import copy
+    import shlex
+
+    from builder import build
+    from tests.recipes_data import builder_catalog, builder_recipe
+
+    hf_id = "nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16"
+    recipe = copy.deepcopy(builder_recipe(hf_id))
+    (name,) = recipe["files"]
+    url = "https://example.org/p.py?a=1&b=$(touch${IFS}x);c=`id`"
+    recipe["files"][name]["download"] = url
+    steps = [s for method in ("pip", "docker") for s in
+             build(builder_catalog(), recipe, {"reasoning": "on", "install": method}
+                   )["install"][method]["dependencies"]
+             if s["command"].startswith("curl ")]
+    assert steps
+    for step in steps:  # split as a shell splits: `;`, `&`, `(` end a word when not quoted
+        words = list(shlex.shlex(step["command"], posix=True, punctuation_chars=True))
+        assert words[-1] == url and len(words) == 4, step["command"]

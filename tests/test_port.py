@@ -250,3 +250,33 @@ def test_the_command_writes_the_upstream_block_and_a_valid_draft(tmp_path: Path)
     text = written.read_text(encoding="utf-8")
     assert out.returncode == 0 and "\nupstream:" not in text
     assert "# TODO: upstream: no path or commit" in text
+
+
+SEPARATORS = ["\n", "\r", "\r\n", "\x85", "\u2028", "\u2029", "\x0b", "\x1b[2J"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS, ids=repr)
+def test_a_line_separator_in_public_text_writes_no_key(tmp_path: Path, separator: str) -> None:
+    """Issue 32.3: a line break of any kind in a public title or description stays inside
+    its comment or string: the draft reads back with the same keys and the same text."""
+    tree = _tree(tmp_path)
+    public_data = copy.deepcopy(PUBLIC)
+    public_data["meta"]["title"] = f"GLM{separator}pwned: 1{separator}# x"
+    public_data["variants"]["default"]["description"] = f"FP8{separator}evil: 2"
+    public_data["features"]["reasoning"]["description"] = f"a{separator}\nevil: 3"
+    public = tmp_path / "GLM.yaml"
+    public.write_text(yaml.safe_dump(public_data), encoding="utf-8")
+    out = run_port(str(public), "--recipes", str(tree), "--upstream-path",
+                   "models/zai-org/GLM-5.3.yaml", "--upstream-commit", "e46f53b")
+    assert out.returncode == 0, out.stderr
+    text = (tree / "models" / "zai-org" / "GLM-5.3.yaml").read_text(encoding="utf-8")
+    loaded = yaml.safe_load(text)
+    ours, _ = port(meta__title=public_data["meta"]["title"],
+                   variants={"default": public_data["variants"]["default"]},
+                   features=public_data["features"])
+    assert set(loaded) == set(ours)
+    assert loaded["meta"]["title"] == public_data["meta"]["title"]
+    assert loaded["variants"]["default"]["description"] == f"FP8{separator}evil: 2"
+    assert loaded["features"]["reasoning"]["description"] == f"a{separator}\nevil: 3"
+    for line in text.split("\n"):  # no other line break, no escape reaches the file raw
+        assert line.isprintable(), repr(line)

@@ -196,3 +196,39 @@ def test_field_changes_by_category() -> None:
         "hardware": ["added meta.hardware.b200: verified"],
         "variants": ["changed variants.default.vram_minimum_gb: 20 → 24"],
     }
+
+
+def test_a_hostile_checkout_is_read_and_shown_escaped(tmp_path: Path,
+                                                      public: tuple[Path, str]) -> None:
+    """Issue 32: a checkout whose directory and file names are not UTF-8, a public model id
+    of 900 KB and one with terminal escapes: the report is read (no UnicodeDecodeError),
+    every line printable and cut, in the text and in the JSON."""
+    import os
+    import shutil
+
+    repo, first = public
+    tree = ported_tree(tmp_path, first)
+    write(repo, "models/Huge/huge.yaml", {"meta": {"title": "h"},
+                                          "model": {"model_id": "huge/" + "x" * 900_000}})
+    write(repo, "models/Esc/esc.yaml", {"meta": {"title": "e"},
+                                        "model": {"model_id": "esc/\x1b]0;pwned\x07\u202eid"}})
+    odd = os.fsdecode(b"models/Odd/\xff.yaml")
+    write(repo, odd, {"meta": {"title": "o"}, "model": {"model_id": "odd/one"}})
+    commit(repo, "hostile")
+    checkout = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/re\xffpo"))
+    shutil.copytree(repo, checkout)
+    for extra in ((), ("--json",)):
+        run = subprocess.run(
+            [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree,
+             *extra], cwd=ROOT, capture_output=True, check=False)
+        out = run.stdout.decode()  # UTF-8: no byte of a name reaches the terminal as it is
+        assert run.returncode == 1 and run.stderr == b"", run.stderr[-2000:]
+        assert all(line.isprintable() for line in out.splitlines())
+        assert len(out) < 5_000, len(out)
+        assert "\\udcff" in out
+    lines = subprocess.run(
+        [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree],
+        cwd=ROOT, capture_output=True, text=True, check=False).stdout.splitlines()
+    assert "  esc/\\x1b]0;pwned\\x07\\u202eid  (models/Esc/esc.yaml)" in lines
+    assert "  odd/one  (models/Odd/\\udcff.yaml)" in lines
+    assert f"  huge/{'x' * 194}…  (models/Huge/huge.yaml)" in lines

@@ -74,7 +74,7 @@ def _list(catalogue: Catalogue, as_json: bool) -> int:
     else:
         for row in rows:
             suffix = f" (variant={row['variant']})" if "variant" in row else ""
-            print(f"{row['hf_id']}\t{row['title']}{suffix}")
+            print(f"{row['hf_id']}\t{cut(row['title'], 200)}{suffix}")
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import NoReturn
 from builder.commands.build import build
 from builder.commands.selection import canonical_query
 from builder.errors import SelectionError, quoted
+from builder.text_safety import printable
 from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
 
@@ -70,6 +71,9 @@ def load(root: Path = RECIPES, model_id: str | None = None) -> Catalogue:
             raise UsageError(f"no recipe data: {RECIPES} does not exist and this install "
                              "carries no catalogue.json (reinstall the wheel)")
         return found
+    problem = model_id_problem(model_id) if model_id is not None else None
+    if problem:  # never a path out of the tree (`../../x`) or a file name of any length
+        raise UsageError(problem)
     name = model_id or ALL
     key, entry = answer_cache.read(root, name)
     if entry is not None:
@@ -183,8 +187,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def cut(line: str, limit: int = MAX_LINE) -> str:
-    """One output line, at most `limit` characters (a value quoted in it may be huge)."""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """One output line for a terminal, at most `limit` characters (a value quoted in it may be
+    huge), every character that does not print escaped (an ESC, a line break, a bidi
+    control: builder.text_safety)."""
+    return printable(line, limit)
 
 
 def not_a_tree(root: Path) -> str | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from builder.diff.command_diff import MAX_CHARS, CommandDiff, CommandError, ValueDiff
 from builder.diff.compare import Comparison, compare
 from builder.errors import SelectionError
+from builder.text_safety import printable
 
 from .cli_common import (
     EXIT_USAGE,
@@ -36,6 +37,8 @@ from .errors import InvalidRecipe
 __all__ = ["format_comparison", "main"]
 
 ARROW = "→"
+MAX_DIFF_LINE = 4000
+"""The longest line of the text diff (a JSON value of a flag, quoted whole up to this)."""
 
 
 def _value(text: str | None) -> str:
@@ -81,7 +84,8 @@ def format_comparison(comparison: Comparison) -> str:
     same = [e["name"] for e, _ in rows if e["kind"] != "deployment" and e["status"] == "equal"]
     if same:
         out.append(f"Same as the recipe: {', '.join(same)}")
-    return "\n".join(out) + "\n"
+    # A pasted command's text may hold anything: escaped, each line bounded.
+    return "\n".join(printable(line, MAX_DIFF_LINE) for line in out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

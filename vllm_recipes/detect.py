@@ -7,24 +7,40 @@ devices are is data, not code: each id's `detect` patterns in recipes/hardware.y
 against the device name, and its `gpu_count` against the number of devices (see the schema's
 `HardwareProfile.detect` for the rule). What cannot be matched is one line that says what was
 found and which `hardware=` values exist (exit 2).
+
+A tool's output is read as a hostile one's: bytes, at most MAX_OUTPUT of them within TIMEOUT_S,
+any JSON shape, counts checked (1 to MAX_DEVICES), names escaped and cut before they are shown
+(builder.text_safety); what cannot be read is one line too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from builder.text_safety import printable
 
 from .errors import UsageError
 
 __all__ = ["PROBES", "Detection", "Found", "detect", "match", "probe"]
 
 TIMEOUT_S = 30
+"""How long a tool may take."""
+MAX_OUTPUT = 8 << 20
+"""The most bytes of a tool's output that are read (a node of 64 GPUs prints a few KB)."""
+MAX_DEVICES = 4096
+"""The largest device (or NUMA node) count a tool may report: more is not one machine."""
+NAME_CHARS = 100
+"""The most characters of a device name a line shows."""
 
 
 @dataclass(frozen=True)
@@ -49,24 +65,70 @@ class Detection:
 
 
 def _run(argv: list[str]) -> str | None:
-    """The standard output of a tool on PATH; None when it is missing or fails."""
+    """The standard output of a tool on PATH; None when it is missing or fails. Its output is
+    read as bytes (undecodable ones replaced), at most MAX_OUTPUT of them, within TIMEOUT_S: a
+    tool that prints for ever is stopped, and its whole process group with it."""
     if shutil.which(argv[0]) is None:
         return None
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
-                             check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
         return None
-    return out.stdout if out.returncode == 0 else None
+    timer = threading.Timer(TIMEOUT_S, _stop, (child,))
+    timer.daemon = True
+    timer.start()
+    try:
+        assert child.stdout is not None
+        data = child.stdout.read(MAX_OUTPUT + 1)
+        if len(data) > MAX_OUTPUT:
+            _stop(child)
+            raise UsageError(f"--detect: {argv[0]} printed more than {MAX_OUTPUT >> 20} MiB; "
+                             "pick hardware= yourself")
+        code = child.wait()
+    finally:
+        timer.cancel()
+        _stop(child)
+        if child.stdout is not None:
+            child.stdout.close()
+    return data.decode("utf-8", errors="replace") if code == 0 else None
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    """End a tool and what it started (its own process group)."""
+    if child.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+
+
+def _count(text: str, what: str, source: str) -> int:
+    """A count a tool reports after a name (`v6e-8`, `NUMA node(s): 4`): 1 when it gives
+    none; UsageError for digits that are not ASCII or not 1 to MAX_DEVICES."""
+    if not text.isdigit():
+        return 1
+    if text.isascii() and 1 <= int(text) <= MAX_DEVICES:
+        return int(text)
+    raise UsageError(f"--detect: {source} reports {printable(text, 40)!r} {what}, not a count "
+                     f"from 1 to {MAX_DEVICES}; pick hardware= yourself")
+
+
+def _field(data: Any, *path: str) -> Any:
+    """`data[path[0]][path[1]]...` through JSON objects; None where the shape differs."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
 
 
 def _tpu(_: Callable[[list[str]], str | None]) -> Found | None:
     kind = os.environ.get("TPU_ACCELERATOR_TYPE", "").strip()
     if not kind:
         return None
-    count = kind.rsplit("-", 1)[-1]
-    return Found("$TPU_ACCELERATOR_TYPE", "google", [kind] * (int(count) if count.isdigit()
-                                                               else 1))
+    count = kind.rsplit("-", 1)[-1] if "-" in kind else ""
+    return Found("$TPU_ACCELERATOR_TYPE", "google",
+                 [kind] * _count(count, "chips", "$TPU_ACCELERATOR_TYPE"))
 
 
 def _nvidia(run: Callable[[list[str]], str | None]) -> Found | None:
@@ -85,27 +147,26 @@ def _amd_devices(data: Any) -> list[dict[str, Any]]:
     return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
 
 
-def _amd(run: Callable[[list[str]], str | None]) -> Found | None:
-    text = run(["amd-smi", "static", "--asic", "--vram", "--json"])
-    if text:
-        try:
-            devices = _amd_devices(json.loads(text))
-        except ValueError:
-            devices = []
-        names = [str((d.get("asic") or {}).get("market_name", "")).strip() for d in devices]
-        if names:
-            size = ((devices[0].get("vram") or {}).get("size") or {})
-            memory = f"{size.get('value')} {size.get('unit')}" if size else None
-            return Found("amd-smi", "amd", names, memory)
-    text = run(["rocm-smi", "--showproductname", "--json"])
+def _json(text: str | None) -> Any:
     try:
-        cards = json.loads(text) if text else {}
-    except ValueError:
-        cards = {}
+        return json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+
+
+def _amd(run: Callable[[list[str]], str | None]) -> Found | None:
+    devices = _amd_devices(_json(run(["amd-smi", "static", "--asic", "--vram", "--json"])))
+    names = [str(_field(d, "asic", "market_name") or "").strip() for d in devices]
+    if names:
+        size = _field(devices[0], "vram", "size")
+        memory = (f"{size.get('value')} {size.get('unit')}" if isinstance(size, dict) and size
+                  else None)
+        return Found("amd-smi", "amd", names, memory)
+    cards = _json(run(["rocm-smi", "--showproductname", "--json"]))
     names = []
-    for card, fields in sorted(cards.items()):
+    for card, fields in sorted(cards.items()) if isinstance(cards, dict) else ():
         if card.lower().startswith("card") and isinstance(fields, dict):
-            series = {k.lower(): v for k, v in fields.items()}.get("card series", "")
+            series = {str(k).lower(): v for k, v in fields.items()}.get("card series", "")
             names.append(str(series).strip())
     return Found("rocm-smi", "amd", names) if names else None
 
@@ -133,9 +194,8 @@ def _cpu(run: Callable[[list[str]], str | None]) -> Found | None:
     model = fields.get("Model name")
     if not model:
         return None
-    numa = fields.get("NUMA node(s)", "1")
-    return Found("lscpu", "xeon", [model] * (int(numa) if numa.isdigit() else 1),
-                 unit="NUMA node")
+    numa = _count(fields.get("NUMA node(s)", "1"), "NUMA nodes", "lscpu")
+    return Found("lscpu", "xeon", [model] * numa, unit="NUMA node")
 
 
 PROBES: list[Callable[[Callable[[list[str]], str | None]], Found | None]] = [
@@ -148,8 +208,19 @@ def probe(run: Callable[[list[str]], str | None] = _run) -> Found | None:
     for step in PROBES:
         found = step(run)
         if found is not None:
-            return found
+            return _shown(found)
     return None
+
+
+def _shown(found: Found) -> Found:
+    """`found` with what a tool printed made printable and cut (builder.text_safety); at most
+    MAX_DEVICES devices (UsageError beyond: no one machine holds them)."""
+    if len(found.names) > MAX_DEVICES:
+        raise UsageError(f"--detect: {found.source} reports {len(found.names)} devices, more "
+                         f"than {MAX_DEVICES}; pick hardware= yourself")
+    memory = printable(found.memory, 40) if found.memory is not None else None
+    return replace(found, names=[printable(name, NAME_CHARS) for name in found.names],
+                   memory=memory)
 
 
 def _said(found: Found) -> str:

@@ -40,6 +40,9 @@ from typing import Any
 
 import yaml
 
+from builder.text_safety import printable
+from builder.yaml_text import comment_lines
+
 from .cli_common import ArgumentParser
 from .errors import InvalidRecipe
 from .yaml_source import load_text, read_text, read_yaml
@@ -579,8 +582,12 @@ def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    """Multi-line text (a written-out `curl`, install steps) as a literal block."""
-    style = "|" if "\n" in data else None
+    """Multi-line text (a written-out `curl`, install steps) as a literal block; text with any
+    other line break (CR, NEL, U+2028, U+2029) or a character that does not print
+    double-quoted, where YAML writes it as an escape."""
+    lines = data.split("\n")
+    style = ('"' if not all(line.isprintable() for line in lines)
+             else "|" if len(lines) > 1 else None)
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
@@ -696,16 +703,17 @@ def main(argv: list[str] | None = None) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     source = path or f"models/{args.public.parent.name}/{args.public.name}"
     at = f" at {commit[:7]}" if commit else ""
-    header = ["# yaml-language-server: $schema=../../schema.json",
-              f"# {ours['meta']['title']}. Facts from the public catalogue "
-              f"(github.com/vllm-project/recipes, {source}{at}); the guide "
-              f"({target.with_suffix('.md').name}) is ours.",
-              *[f"# TODO: {line}" for line in todo]]
+    header = comment_lines("\n".join([
+        "yaml-language-server: $schema=../../schema.json",
+        f"{printable(str(ours['meta']['title']), 200)}. Facts from the public catalogue "
+        f"(github.com/vllm-project/recipes, {source}{at}); the guide "
+        f"({target.with_suffix('.md').name}) is ours.",
+        *[f"TODO: {printable(line, 500)}" for line in todo]]))  # public text: one line each
     body = _dump({k: v for k, v in ours.items() if k != "upstream"})
     if "upstream" in ours:  # block style, as every ported recipe writes it
         body += (f"upstream:\n  path: {ours['upstream']['path']}\n"
                  f"  commit: {ours['upstream']['commit']}\n")
-    target.write_text("\n".join(header) + "\n" + body, encoding="utf-8")
+    target.write_text(header + body, encoding="utf-8")
     guide = target.with_suffix(".md")
     if not guide.exists():
         guide.write_text("## Overview\n\nTODO: write the guide in our own words.\n",

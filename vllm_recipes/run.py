@@ -19,7 +19,7 @@ from pathlib import Path
 
 from builder.errors import SelectionError
 
-from .cli_common import EXIT_USAGE, RECIPES, answer, load, notice_line
+from .cli_common import EXIT_USAGE, RECIPES, ArgumentParser, answer, load, notice_line
 from .errors import UsageError
 
 __all__ = ["main"]
@@ -36,16 +36,18 @@ def _expand(token: str, env: dict[str, str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="vllm-recipes run",
         description="Print the pip-form serve command of a selection, then run it here.")
-    parser.add_argument("hf_id", help="a recipe's or a variant's model id")
+    parser.add_argument("hf_id", nargs="?", help="a recipe's or a variant's model id")
     parser.add_argument("pairs", nargs="*", metavar="KEY=VALUE")
     parser.add_argument("--dry-run", action="store_true", help="print the command only")
     parser.add_argument("--detect", action="store_true",
                         help="pick hardware= from this machine (see vllm-recipes --help)")
     parser.add_argument("--recipes", type=Path, default=RECIPES, help=argparse.SUPPRESS)
     args = parser.parse_intermixed_args(argv)
+    if not args.hf_id:
+        raise UsageError("run: HF_ID is required (see vllm-recipes --list)")
     pairs = list(args.pairs)
     if any(p.partition("=")[0] == "install" and p != "install=pip" for p in pairs):
         raise UsageError("run starts the pip form (install=pip); for Docker, run "

@@ -33,7 +33,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema
+from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
 
 from builder import vllm_release
 from builder.arglist import is_flag
@@ -189,9 +189,10 @@ Date = Annotated[str, BeforeValidator(_date)]
 Precision = Annotated[str, AfterValidator(_precision)]
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-"""A line break, a tab or another control character: never part of a command-line word (the
-shell text would break the line, `docker_argv` would hold it as is)."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""A line break (NEL, U+2028 and U+2029 too), a tab or another control character (C0 or C1,
+ESC and CSI among them): never part of a command-line word (the shell text would break the
+line, a terminal would obey it, `docker_argv` would hold it as is)."""
 
 
 def _one_line(value: str) -> str:
@@ -204,6 +205,50 @@ def _one_line(value: str) -> str:
 
 OneLine = Annotated[str, AfterValidator(_one_line)]
 """Text that goes into a command as one word (see `_one_line`)."""
+
+SHELL_VARIABLES = frozenset({"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "HOME", "SHELL",
+                             "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"})
+"""Variables that decide which programs a shell runs, or run code of their own."""
+LOADER_PREFIXES = ("LD_", "DYLD_", "PYTHON")
+"""Prefixes of variables that decide which libraries or Python code a process loads."""
+HARMLESS_VARIABLES = frozenset({
+    "LD_PRELOAD",  # checked by value: system libraries only (`_env`)
+    "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED", "PYTHONFAULTHANDLER", "PYTHONUTF8", "PYTHONIOENCODING"})
+"""Names with a LOADER_PREFIXES prefix that load nothing (or, PYTHONNOUSERSITE and
+PYTHONSAFEPATH, less)."""
+SYSTEM_LIBRARY = re.compile(r"/(?:usr/)?lib(?:64)?/[\w.+-]+(?:/[\w.+-]+)*\.so(?:\.[0-9]+)*")
+"""A shared library of the system (`/usr/lib/aarch64-linux-gnu/libjemalloc.so.2`): what
+`LD_PRELOAD` may name (vendors' docs preload an allocator)."""
+
+
+def _env_name(name: str) -> str:
+    """A variable a recipe may set: not one that picks the programs, libraries or Python code
+    `vllm-recipes run` and a pasted command start (`run` would start another `vllm`)."""
+    upper = name.upper()
+    if upper not in HARMLESS_VARIABLES and (upper in SHELL_VARIABLES
+                                            or upper.startswith(LOADER_PREFIXES)):
+        raise ValueError(f"{name} decides which programs, libraries or Python code run (PATH, "
+                         "LD_*, PYTHON*, ...); a recipe may not set it")
+    return name
+
+
+def _env(env: dict[str, str]) -> dict[str, str]:
+    """`LD_PRELOAD` names system libraries only (and may keep the caller's, `$LD_PRELOAD`)."""
+    for name, value in env.items():
+        if name.upper() != "LD_PRELOAD":
+            continue
+        for part in value.split(":"):
+            if part not in ("$LD_PRELOAD", "${LD_PRELOAD}") and not SYSTEM_LIBRARY.fullmatch(part):
+                raise ValueError(f"{name}: {quoted(part)} is not a system library (/usr/lib/...so "
+                                 "or /lib/...so); a recipe may preload only those")
+    return env
+
+
+RecipeEnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
+                          AfterValidator(_env_name)]
+Env = Annotated[dict[RecipeEnvName, OneLine], AfterValidator(_env)]
+"""The environment a recipe sets: names as `_env_name`, values one line (`_one_line`)."""
 
 IMAGE = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]+)?/)?"  # registry[:port]/
@@ -548,7 +593,7 @@ class HardwareOverride(Strict):
     extra_args: Args = []
     """Arguments added to `vllm serve`; a flag set again replaces its earlier value, and a JSON
     value written as a mapping is merged key by key into the one set before."""
-    extra_env: dict[EnvName, OneLine] = {}
+    extra_env: Env = {}
     docker_image: Image | None = None
     install: InstallToggle | None = None
     parallel_size: Annotated[int, Field(ge=1)] | None = None
@@ -565,14 +610,14 @@ class HardwareOverride(Strict):
 
 class ArgsOverride(Strict):
     args: Args = []
-    env: dict[EnvName, OneLine] = {}
+    env: Env = {}
 
 
 class Mode(Strict):
     label: str
     description: str = ""
     args: Args = []
-    env: dict[EnvName, OneLine] = {}
+    env: Env = {}
     hardware: dict[HardwareKey, Support] = {}
     """Support per hardware key; `unsupported` disables the mode there."""
     variants: list[Identifier] | None = None
@@ -587,7 +632,7 @@ class Feature(Strict):
     label: str | None = None
     """Pill text (the id, capitalised, when absent)."""
     args: Args = []
-    env: dict[EnvName, OneLine] = {}
+    env: Env = {}
     default_mode: Identifier | None = None
     modes: dict[Identifier, Mode] | None = None
     hardware: dict[HardwareKey, Support] = {}
@@ -648,7 +693,7 @@ class Variant(Strict):
     tp: Annotated[dict[HardwareKey, Annotated[int, Field(ge=1)]], BeforeValidator(_keyed)] = {}
     """Tensor-parallel size of single-node Tensor Parallel per hardware key (`tp: 8` for all)."""
     extra_args: Args = []
-    extra_env: dict[EnvName, OneLine] = {}
+    extra_env: Env = {}
     hardware_overrides: dict[HardwareKey, HardwareOverride] = {}
     strategy_overrides: dict[Identifier, dict[HardwareKey, HardwareOverride]] = {}
     """Per strategy, overrides keyed by hardware key."""
@@ -672,7 +717,7 @@ class Model(Strict):
     install_notes: dict[InstallMethod, str] = {}
     """One sentence per install method, shown with its command (why an image, a version)."""
     base_args: Args = []
-    base_env: dict[EnvName, OneLine] = {}
+    base_env: Env = {}
 
 
 class Dependency(Strict):
@@ -694,14 +739,40 @@ class Dependency(Strict):
 
 
 ParserKind = Literal["tool_call_parser", "reasoning_parser"]
+DOWNLOAD_URL = (r"^https://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+                r"(?:/[A-Za-z0-9._~%!$&()*+,;=:@/-]*)?(?:\?[A-Za-z0-9._~%!$&()*+,;=:@/?-]*)?$")
+"""An https URL of RFC 3986's characters, without a fragment, quote, brace, backslash or
+space (the install block quotes it for the shell all the same: builder.shell.quote)."""
+FILE_NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$"
+"""A file's name in the directory `vllm serve` starts from (no path, no shell character)."""
+
+
+def _download(value: str) -> str:
+    if not re.fullmatch(DOWNLOAD_URL, value):
+        raise ValueError(f"{quoted(value)} is not an https:// URL of plain URL characters (no "
+                         "space, quote, backtick, brace, backslash or #fragment)")
+    return value
+
+
+def _file_name(value: str) -> str:
+    if not re.fullmatch(FILE_NAME, value):
+        raise ValueError(f"{quoted(value)} is not a file name (letters, digits, _ . -; no "
+                         "path)")
+    return value
+
+
+DownloadUrl = Annotated[str, AfterValidator(_download),
+                        WithJsonSchema({"type": "string", "pattern": DOWNLOAD_URL})]
+FileName = Annotated[str, AfterValidator(_file_name),
+                     WithJsonSchema({"type": "string", "pattern": FILE_NAME})]
 
 
 class RecipeFile(Strict):
     """A file a command names (a parser plugin, a chat template) that is fetched from a URL
     into the directory `vllm serve` starts from; the Docker form mounts it."""
 
-    download: Annotated[str, StringConstraints(pattern=r"^https://\S+$")]
-    """Where the file is fetched from (pinned where the host allows it)."""
+    download: DownloadUrl
+    """Where the file is fetched from (pinned where the host allows it): an https URL."""
     note: str
     """What the file is for, one sentence (shown with its install step)."""
     registers: dict[ParserKind, list[str]] = {}
@@ -731,7 +802,7 @@ class PdPool(Strict):
     """The pool's API port (`--port`)."""
     extra_args: Args = []
     """Arguments for this pool's server only; a flag set again replaces its earlier value."""
-    extra_env: dict[EnvName, OneLine] = {}
+    extra_env: Env = {}
     remove_args: list[Flag] = []
     """Flags removed from this pool's server (with their values)."""
 
@@ -755,7 +826,7 @@ class PdConnector(Strict):
     kv_transfer_config: dict[str, Any] | None = None
     """The `--kv-transfer-config` JSON object of both pools (the builder's default when
     absent: `{"kv_connector":"NixlConnector","kv_role":"kv_both"}` or the Mooncake one)."""
-    extra_env: dict[EnvName, OneLine] = {}
+    extra_env: Env = {}
     """Environment of both pools when this connector is selected."""
 
 
@@ -767,7 +838,7 @@ class PdSettings(Strict):
     decode: PdPool | None = None
     extra_args: Args = []
     """Arguments of both pools' servers (after the features, before each pool's own)."""
-    extra_env: dict[EnvName, OneLine] = {}
+    extra_env: Env = {}
     remove_args: list[Flag] = []
     connectors: dict[PdConnectorId, PdConnector] | None = None
     """The connectors offered, first one the default (NIXL only when absent)."""
@@ -946,7 +1017,7 @@ class Recipe(Strict):
     """Groups of features of which at most one may be on."""
     variants: dict[Identifier, Variant]
     dependencies: list[Dependency] = []
-    files: dict[str, RecipeFile] = {}
+    files: dict[FileName, RecipeFile] = {}
     """Files the commands name by these paths, each fetched by an install step (see
     builder/commands/needed_files.py)."""
     kv_offload_support: dict[OffloadSupportKey, Support] = {}

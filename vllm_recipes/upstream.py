@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -28,7 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cli_common import ArgumentParser
+from builder.text_safety import printable
+
+from .cli_common import MAX_LINE, ArgumentParser
 from .errors import InvalidRecipe
 from .yaml_source import load_text
 
@@ -41,6 +44,10 @@ MAX_FILE_BYTES = 1 << 20
 MAX_CHANGES = 12
 """Field changes listed per recipe in the text output (then "and N more")."""
 VALUE_CHARS = 60
+SHOWN_ID = 200
+"""The most characters of a public file's model id the report shows (escaped: a public file
+is anyone's text; builder.text_safety)."""
+SHOWN_PATH = 300
 CATEGORIES = ("args", "env", "hardware", "variants", "strategies", "other")
 
 
@@ -81,10 +88,11 @@ def _git(checkout: Path, *args: str) -> str | None:
     """`git -C checkout args` output, or None when git fails (not a tree, unknown commit)."""
     try:
         run = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True,
-                             text=True, check=False, timeout=60)
+                             check=False, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return run.stdout if run.returncode == 0 else None
+    # Bytes as file names are: a name that is not UTF-8 keeps its bytes (surrogateescape).
+    return os.fsdecode(run.stdout) if run.returncode == 0 else None
 
 
 def _commits_since(checkout: Path, commit: str) -> dict[str, int] | str:
@@ -181,7 +189,7 @@ def _category(path: str) -> str:
 
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…"
+    return printable(text, VALUE_CHARS)
 
 
 def _token_changes(path: str, old: Any, new: Any) -> list[str] | None:
@@ -205,17 +213,18 @@ def field_changes(old: Any, new: Any) -> dict[str, list[str]]:
     """What changed between two versions of a public model file, by category."""
     before, after = dict(_flatten(old or {})), dict(_flatten(new or {}))
     out: dict[str, list[str]] = {}
-    for path in [*before, *(p for p in after if p not in before)]:
-        if path not in after:
+    for key in [*before, *(p for p in after if p not in before)]:
+        path = printable(key, SHOWN_PATH)  # a key of a public file: anyone's text
+        if key not in after:
             line = [f"removed {path}"]
-        elif path not in before:
-            line = [f"added {path}: {_short(after[path])}"]
-        elif before[path] != after[path]:
-            line = _token_changes(path, before[path], after[path]) or [
-                f"changed {path}: {_short(before[path])} → {_short(after[path])}"]
+        elif key not in before:
+            line = [f"added {path}: {_short(after[key])}"]
+        elif before[key] != after[key]:
+            line = _token_changes(path, before[key], after[key]) or [
+                f"changed {path}: {_short(before[key])} → {_short(after[key])}"]
         else:
             continue
-        out.setdefault(_category(path), []).extend(line)
+        out.setdefault(_category(key), []).extend(line)
     return {c: out[c] for c in CATEGORIES if c in out}
 
 
@@ -239,13 +248,14 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
     git = _is_git_tree(checkout)
     head = (_git(checkout, "rev-parse", "HEAD") or "").strip() or None if git else None
     public = public_models(checkout)
-    result = Report(str(checkout), head)
+    result = Report(printable(str(checkout), SHOWN_PATH), head)
     ported = {r.upstream.path: h for h, r in recipes.items() if r.upstream is not None}
     ours = _ours(recipes)
     for path, model_id in public.items():
         if path in ported or (model_id or "").casefold() in ours:
             continue
-        result.new.append({"path": path, "model_id": model_id or "?"})
+        result.new.append({"path": printable(path, SHOWN_PATH),
+                           "model_id": printable(model_id or "?", SHOWN_ID)})
     known: dict[str, dict[str, int] | str] = {}
     """Recorded commit → commits per public path after it, or why they cannot be counted."""
     for path, hf_id in ported.items():
@@ -301,7 +311,7 @@ def render_text(result: Report) -> str:
         lines += [f"  {row['hf_id']}: {row['why']}" for row in result.unknown[:MAX_CHANGES]]
         if len(result.unknown) > MAX_CHANGES:
             lines.append(f"  and {len(result.unknown) - MAX_CHANGES} more")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line, MAX_LINE) for line in lines) + "\n"
 
 
 def main(argv: list[str], recipes_dir: Path) -> int:
@@ -328,7 +338,7 @@ def main(argv: list[str], recipes_dir: Path) -> int:
         result = report(args.checkout, catalog.recipes)
     except (UpstreamError, InvalidRecipe, OSError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(f"vllm-recipes upstream: {first}", file=sys.stderr)
+        print(f"vllm-recipes upstream: {printable(first, MAX_LINE)}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(asdict(result), indent=2, ensure_ascii=False))

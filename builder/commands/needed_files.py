@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..shell import command_text, env_lines
+from ..shell import command_text, env_lines, quote
 from ..types import Command, Dependency, OptionSource
 from ..vllm_release import SOURCE_TREE_DIRS, VLLM_VERSION, source_url
 
@@ -114,7 +114,7 @@ def fetch_steps(files: Files, method: str, argvs: list[list[str]]) -> list[Depen
             steps.append({
                 "note": f"{name} from vLLM {VLLM_VERSION}'s source tree ({value}); the pip "
                         "package does not ship it. Run it where you start vllm serve.",
-                "command": f"curl -fsSLo {name} {source_url(value)}",
+                "command": f"curl -fsSLo {quote(name)} {quote(source_url(value))}",
                 "optional": False,
                 "provides": [name],
             })
@@ -124,7 +124,7 @@ def fetch_steps(files: Files, method: str, argvs: list[list[str]]) -> list[Depen
                      if method == "docker" else "")
             steps.append({
                 "note": f"{entry['note']} Run it where you start vllm serve{where}.",
-                "command": f"curl -fsSLo {value} {entry['download']}",
+                "command": f"curl -fsSLo {quote(value)} {quote(entry['download'])}",
                 "optional": False,
                 "provides": [value] if method == "pip" else [f"{CONTAINER_DIR}/{value}"],
             })

@@ -38,10 +38,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from ..arglist import MAX_JSON_DEPTH, SHORT_FLAGS, loads_json
+from ..errors import shown
 
 __all__ = [
     "MAX_CHARS",
@@ -306,8 +308,22 @@ def _engine(words: list[str], env: dict[str, str]) -> ParsedCommand | None:
     return None
 
 
+def _dash_lookalike(words: list[str]) -> None:
+    """CommandError for a word that starts with a dash other than `-` (an editor's or a web
+    page's `—tensor-parallel-size`): vLLM would not read it as an option, and neither would
+    the diff; said rather than dropped."""
+    for word in words:
+        first = word[:1]
+        if first != "-" and (first == "\u2212" or (first and unicodedata.category(first) == "Pd")):
+            name = unicodedata.name(first, "a dash").lower()
+            raise CommandError(
+                f"{shown(word)} starts with {name} (U+{ord(first):04X}), not '-': type the "
+                f"option with ASCII hyphens ({'--' + word.lstrip(word[0])[:40]!r})")
+
+
 def _serve(launcher: str, rest: list[str], env: dict[str, str], image: str | None, *,
            positional: bool = True) -> ParsedCommand:
+    _dash_lookalike(rest)
     model = None
     if positional and rest and not _FLAG.match(rest[0]):
         model, rest = rest[0], rest[1:]
