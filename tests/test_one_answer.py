@@ -10,6 +10,7 @@ import io
 import json
 import re
 import shlex
+import subprocess
 from collections.abc import Iterator
 from xml.etree import ElementTree
 
@@ -177,6 +178,24 @@ def test_sitemap_lists_pages_twins_and_llms_files(built_site: BuiltSite) -> None
         assert f"http://127.0.0.1:8000/{hf_id}/" in urls
         # a variant page's own URL too: instant navigation reaches only what the sitemap lists
         assert f"http://127.0.0.1:8000/{model_id}/" in urls
+
+
+def test_sitemap_lists_each_url_once_dated_by_its_recipes_last_commit(
+        built_site: BuiltSite) -> None:
+    space = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    entries = ElementTree.parse(built_site.root / "sitemap.xml").getroot().findall("s:url", space)
+    locs = [entry.findtext("s:loc", namespaces=space) for entry in entries]
+    assert len(locs) == len(set(locs))
+    dated = {entry.findtext("s:loc", namespaces=space): entry.findtext("s:lastmod",
+                                                                        namespaces=space)
+             for entry in entries}
+    for hf_id in sorted(catalog().recipes)[::40]:  # a spread of recipes, asked of git itself
+        path = catalog().paths[hf_id]
+        newest = subprocess.run(
+            ["git", "log", "-1", "--format=%cs", "--", str(path), str(path.with_suffix(".md"))],
+            cwd=path.parent, capture_output=True, text=True, check=True).stdout.strip()
+        assert dated[f"http://127.0.0.1:8000/{hf_id}/"] == newest, hf_id
+        assert dated[f"http://127.0.0.1:8000/{hf_id}.md"] == newest, hf_id
 
 
 BAD_VARIANTS = ("bogus", "constructor", "default\x00")

@@ -35,6 +35,7 @@ from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.history import last_changed
 from vllm_recipes.loader import Catalog, load_catalog
 
 from . import api, deployments, machine
@@ -353,6 +354,9 @@ class RecipesSite:
         self.site_url = (config.site_url or "/").rstrip("/") + "/"
         self.nonce = memo.nonce
         self.twin_urls: list[str] = []
+        self.docs_dir = Path(config.docs_dir)
+        self.page_sources: dict[str, Path] = {}
+        """Each hand-written page's URL (relative, as mkdocs gives it) → its source file."""
         self.markdown = SafeMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.written: list[str] = []
@@ -517,15 +521,38 @@ class RecipesSite:
         return html
 
     def post_build(self, config: MkDocsConfig) -> None:
-        """The Markdown twins and llms files join mkdocs' sitemap; the theme's palette rule
-        that restyles every page twice per load is dropped (`theme_css.py`)."""
-        machine.extend_sitemap(Path(config.site_dir), self.twin_urls)
+        """The sitemap: mkdocs' pages, the Markdown twins and llms files, each URL once and
+        dated by its source's last change; the theme's palette rule that restyles every page
+        twice per load is dropped (`theme_css.py`)."""
+        machine.write_sitemap(Path(config.site_dir), self.twin_urls, self.sitemap_dates())
         drop_switching_rule(Path(config.site_dir))
 
     def post_page(self, output: str, page: Page) -> str:
         """A generated page's slots filled in the finished HTML (after search indexing)."""
+        if page.file.abs_src_path:
+            self.page_sources[page.url] = Path(page.file.abs_src_path)
         generated = self.pages.get(page.file.src_uri)
         return generated.fill(output) if generated is not None else output
+
+    def sitemap_dates(self) -> dict[str, str]:
+        """URL → the day its source last changed: a model page (and its variant pages and
+        Markdown twins) by the newest commit to its recipe or guide, or the recipe's own
+        `date_updated` outside a git checkout; a hand-written page by its doc file's."""
+        changed = last_changed(self.catalog.root, self.docs_dir)
+        dates: dict[str, str] = {}
+        for uri, page in self.pages.items():
+            hf_id = (page.body_of or uri).removesuffix(".md")
+            if hf_id not in self.catalog.recipes:
+                continue
+            source = self.catalog.paths[hf_id]
+            date = max((changed[p] for p in (source, source.with_suffix(".md")) if p in changed),
+                       default=str(self.catalog.recipes[hf_id].meta.date_updated))
+            path = uri.removesuffix(".md")
+            dates[f"{self.site_url}{path}/"] = dates[f"{self.site_url}{path}.md"] = date
+        for url, path in self.page_sources.items():
+            if path.resolve() in changed:
+                dates.setdefault(f"{self.site_url}{url}", changed[path.resolve()])
+        return dates
 
     @property
     def watch(self) -> list[str]:
