@@ -56,6 +56,7 @@ from .pages import (
     retired_page,
     selection_keys_html,
 )
+from .precompress import precompress_site
 from .renderings import render_recipe
 from .theme_css import drop_switching_rule
 
@@ -523,9 +524,13 @@ class RecipesSite:
     def post_build(self, config: MkDocsConfig) -> None:
         """The sitemap: mkdocs' pages, the Markdown twins and llms files, each URL once and
         dated by its source's last change; the theme's palette rule that restyles every page
-        twice per load is dropped (`theme_css.py`)."""
+        twice per load is dropped (`theme_css.py`); then every text file gets its compressed
+        copies (`precompress.py`): these steps change files mkdocs has written, so they run
+        once it has written its last."""
         machine.write_sitemap(Path(config.site_dir), self.twin_urls, self.sitemap_dates())
         drop_switching_rule(Path(config.site_dir))
+        packed = precompress_site(Path(config.site_dir), self.options.workers)
+        log.info("wrote .gz and .br copies of %d text files", packed)
 
     def post_page(self, output: str, page: Page) -> str:
         """A generated page's slots filled in the finished HTML (after search indexing)."""
