@@ -35,10 +35,10 @@ from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
-from vllm_recipes.history import last_changed
+from vllm_recipes.history import changes, last_changed
 from vllm_recipes.loader import Catalog, load_catalog
 
-from . import api, deployments, machine
+from . import api, deployments, indexes, machine
 from ._safe_markdown import SafeMarkdown
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
@@ -138,6 +138,8 @@ class RecipeOutputs:
     """Strategy → the recipe's rendering with it (default hardware)."""
     hardware: dict[str, str] = field(default_factory=dict)
     """Hardware the recipe has a command for → that rendering."""
+    index_rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """(hardware id, row) of the hardware index (`indexes.hardware_rows`)."""
     pages: list[GeneratedPage] = field(default_factory=list)
     twins: list[machine.Twin] = field(default_factory=list)
     """The Markdown twins of its pages (`machine.py`)."""
@@ -178,7 +180,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hf_id,
         endpoints=[] if job.out_dir else endpoints,
         written=written,
-        models=api.model_entries(recipe, renderings, base),
+        models=indexes.model_rows(recipe, renderings, base),
+        index_rows=indexes.hardware_rows(catalog, recipe, renderings, base),
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
@@ -203,7 +206,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     outputs.twins.append(_twin(job, hf_id, title, result, page_url, f"{base}{hf_id}.json"))
     for alias in recipe.get("aliases", ()):
         outputs.pages.append(alias_page(page, alias, hf_id, page_url))
-        outputs.extra.append((f"{alias}.json", api.dumps(api.alias_document(hf_id, alias, base))))
+        outputs.extra.append(api.publish(f"{alias}.json", "alias",
+                                         api.alias_document(hf_id, alias, base), base))
     documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
     documents.update(renderings.aliases)
     for variant_id, variant in recipe["variants"].items():
@@ -233,15 +237,18 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
 def retired_outputs(job: Job, reason: str) -> RecipeOutputs:
     """A retired recipe's outputs: its page, which says why there is no command, and its
-    JSON document (`retired` with the reason); no command, no card, no /models.json row."""
+    JSON document (`retired` with the reason); no command, no card; its /models.json row
+    says it is retired."""
     recipe = job.recipe
     hf_id = recipe["model"]["model_id"]
-    endpoints = [(f"{hf_id}.json", api.dumps(api.retired_document(recipe, job.guide, reason)))]
+    endpoints = [api.publish(f"{hf_id}.json", "retired",
+                             api.retired_document(recipe, job.guide, reason), job.base)]
     written = write_files(Path(job.out_dir), endpoints) if job.out_dir else []
     page = retired_page(job.catalog, recipe, job.guide, reason, base=relative_root(hf_id),
                         nonce=job.nonce)
     return RecipeOutputs(hf_id, endpoints=[] if job.out_dir else endpoints, written=written,
-                         pages=[page], retired=True)
+                         pages=[page], retired=True,
+                         models=[indexes.retired_row(recipe, reason, job.base)])
 
 
 def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
@@ -316,6 +323,8 @@ class Gathered:
     """Strategy → hf_id → that recipe's rendering with it."""
     by_hardware: dict[str, dict[str, str]] = field(default_factory=dict)
     """Hardware → hf_id → that recipe's rendering on it."""
+    hardware_rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Hardware → its rows of the hardware index, in recipe order."""
     cards: list[BrowseCard] = field(default_factory=list)
     pages: dict[str, GeneratedPage] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
@@ -332,6 +341,8 @@ class Gathered:
             self.by_strategy.setdefault(sid, {})[hf_id] = path
         for hw_id, path in outputs.hardware.items():
             self.by_hardware.setdefault(hw_id, {})[hf_id] = path
+        for hw_id, row in outputs.index_rows:
+            self.hardware_rows.setdefault(hw_id, []).append(row)
         if not outputs.retired:
             self.cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
         for page in outputs.pages:
@@ -458,8 +469,11 @@ class RecipesSite:
         self.twin_urls = [f"{self.site_url}{t.model_id}.md" for t in twins] + [
             f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt", *variant_urls]
         for uri, content in api.global_endpoints(
-            self.catalog, gathered.models, gathered.by_strategy, gathered.by_hardware, self.base
+            self.catalog, gathered.models, gathered.by_strategy, gathered.by_hardware,
+            gathered.hardware_rows, self.base
         ):
+            text(uri, content)
+        for uri, content in self.feeds(config):
             text(uri, content)
         for uri, page in self.pages.items():
             # Reached from the home page's cards, not from the nav. A page's commands are
@@ -470,7 +484,7 @@ class RecipesSite:
                 markdown += f"\n<!-- recipe build {page_keys[uri]} -->\n"
             out.append(self.memo.file(config, uri, markdown, InclusionLevel.NOT_IN_NAV))
         # Published configurations: their JSON and the catalogue page (in the nav).
-        for uri, content in self.published.endpoints(list(self.catalog.recipes)):
+        for uri, content in self.published.endpoints(list(self.catalog.recipes), self.base):
             text(uri, content)
         catalogue = self.published.catalogue_page(self.base, self.nonce)
         self.pages[catalogue.uri] = catalogue
@@ -520,6 +534,18 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
+
+    def feeds(self, config: MkDocsConfig) -> list[api.Endpoint]:
+        """/feed.json and /feed.xml: the newest changes to recipes, from the history."""
+        recipes = self.catalog.recipes
+        entries = indexes.feed_entries(
+            changes(self.catalog.root), self.catalog.paths,
+            {hf_id: r.meta.title for hf_id, r in recipes.items()},
+            {hf_id: str(r.meta.date_updated) for hf_id, r in recipes.items()})
+        name = config.site_name or "vLLM Recipes"
+        return [api.publish("feed.json", "feed", indexes.feed_json(entries, self.base, name),
+                            self.base),
+                ("feed.xml", indexes.feed_xml(entries, name))]
 
     def post_build(self, config: MkDocsConfig) -> None:
         """The sitemap: mkdocs' pages, the Markdown twins and llms files, each URL once and
