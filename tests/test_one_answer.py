@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import posixpath
 import re
 import shlex
 import subprocess
@@ -81,8 +82,10 @@ def html_command(doc: Node) -> str:
 
 def load(site: BuiltSite, path: str) -> dict:
     doc = json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
-    if "same_as" in doc:
-        doc = json.loads((site.root / doc["same_as"].lstrip("/")).read_text(encoding="utf-8"))
+    if "same_as" in doc:  # a link relative to the document
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path.lstrip("/")),
+                                                   doc["same_as"]))
+        doc = json.loads((site.root / target).read_text(encoding="utf-8"))
     return doc
 
 
@@ -98,7 +101,8 @@ def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite
         assert argv_of(html_command(page(built_site, model_id))) == expected, model_id
         assert command["variant"] == variant_id, model_id
         code, as_json = cli(model_id, "--json")
-        assert json.loads(as_json)["selection"] == command["selection"], model_id
+        assert json.loads(as_json)["recommended_command"]["selection"] == command["selection"], (
+            model_id)
         checked += 1
     assert checked == sum(1 for _ in every_id()) > len(active_recipes())
 
@@ -106,7 +110,7 @@ def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite
 def test_selection_is_typed_alike_in_cli_json_and_endpoints(built_site: BuiltSite) -> None:
     code, as_json = cli("deepseek-ai/DeepSeek-V4-Flash", "--json")
     assert code == 0
-    selection = json.loads(as_json)["selection"]
+    selection = json.loads(as_json)["recommended_command"]["selection"]
     assert isinstance(selection["nodes"], int)
     command = load(built_site, "/deepseek-ai/DeepSeek-V4-Flash/hw/h200.json")[
         "recommended_command"]

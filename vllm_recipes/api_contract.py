@@ -45,6 +45,7 @@ SITE_ONLY = {
     "recommended_command.alternatives": "links into the site",
     "recommended_command.by_hardware": "links into the site",
     "recommended_command.page": "a link into the site",
+    "title": "a variant's document names its recipe's title (the command line's --list has it)",
 }
 """Keys a site's document has and `vllm-recipes --json` has not, and why."""
 CLI_ONLY = {

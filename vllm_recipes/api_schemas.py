@@ -86,7 +86,11 @@ _COMMAND_PROPERTIES: Schema = {
     "commands": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/block"}},
     "install_commands": {"type": "object", "required": ["pip", "docker"]},
     "vllm_version": _STR,
-    "notes": {"type": "array", "items": _strict({"title": _STR, "body": _STR})},
+    "notes": {"type": "array", "items": _strict(
+        {"title": _STR, "body": _STR,
+         "link": _strict({"label": _STR, "href": {
+             "type": "string", "description": "a section of the model page (#anchor)"}})},
+        ["title", "body"])},
     "request": {"type": ["object", "null"]},
     "unavailable": {"type": "object", "additionalProperties": _STR_MAP},
     "copy_text": _STR,
