@@ -241,8 +241,8 @@ def global_endpoints(
     `hardware_rows`: hardware id → its rows of the hardware index (`indexes.py`)."""
     builder_catalog = catalog.builder_catalog()
     yield publish("models.json", "models", indexes.models_document(models), base)
-    yield publish("hardware-index.json", "hardware-index",
-                  indexes.hardware_index(builder_catalog, hardware_rows), base)
+    yield publish("hardware-index.json", "hardware-index",  # ~3,500 rows: compact
+                  indexes.hardware_index(builder_catalog, hardware_rows), base, compact=True)
     yield publish("taxonomy.json", "taxonomy", indexes.taxonomy(
         builder_catalog, (catalog.builder_recipe(h) for h in catalog.recipes)), base)
     yield publish(CATALOG_JSON, "builder-catalog", builder_catalog, base, compact=True)

@@ -171,7 +171,7 @@ def hardware_rows(catalog: Data, recipe: Data, renderings: RecipeRenderings, bas
                   ) -> list[tuple[str, Data]]:
     """(hardware id, row) for every hardware × variant the recipe has a command for: the
     default answer there (its strategy), how many nodes and GPUs it takes, and its links."""
-    hf_id, title = renderings.hf_id, recipe["meta"]["title"]
+    hf_id = renderings.hf_id
     rows: list[tuple[str, Data]] = []
     seen: set[tuple[str, str]] = set()
     for tree in renderings.trees.values():
@@ -186,7 +186,6 @@ def hardware_rows(catalog: Data, recipe: Data, renderings: RecipeRenderings, bas
                      "hardware": hw_id}
             rows.append((hw_id, {
                 "recipe": hf_id,
-                "title": title,
                 "variant": variant,
                 "model_id": result["model_id"],
                 "precision": recipe["variants"][variant].get("precision"),
