@@ -196,8 +196,7 @@ def test_command_is_the_text_the_page_copies_environment_included() -> None:
 
 
 def test_links_are_relative_to_their_document() -> None:
-    assert relative("deepseek-ai/DeepSeek-V4-Flash.json",
-                    "deepseek-ai/DeepSeek-V4-Flash/hw/mi355x.json") == "../../DeepSeek-V4-Flash.json"
+    assert relative(f"{V4}.json", f"{V4}/hw/mi355x.json") == "../../DeepSeek-V4-Flash.json"
     assert relative("Qwen/Qwen3-8B/?hardware=h100#command", "models.json") == (
         "Qwen/Qwen3-8B/?hardware=h100#command")
     assert relative("", "Qwen/Qwen3-8B.json") == "../"

@@ -210,4 +210,5 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
     assert "Spec decoding is off" in str(state["html"])
     for args in ((), ("variant=fp8", "spec_decoding=off")):
         quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
-        assert not [n for n in quiet["recommended_command"]["notes"] if n["title"].endswith(" is off")]
+        notes = quiet["recommended_command"]["notes"]
+        assert not [n for n in notes if n["title"].endswith(" is off")]

@@ -11,7 +11,6 @@ import json
 import shlex
 import subprocess
 import sys
-
 from urllib.parse import urljoin
 
 from builder import build

@@ -135,9 +135,7 @@ def recommended_command(
         "query": query,
         "page": page,
         "summary": result["summary"],
-        "commands": result["commands"] if full else [
-            {k: v for k, v in c.items() if k != "sources"} for c in result["commands"]
-        ] if len(result["commands"]) > 1 else None,
+        "commands": _blocks(result, full),
         "install_commands": result["install"],
         "vllm_version": result["vllm_version"],
         "notes": result["notes"],
@@ -149,6 +147,15 @@ def recommended_command(
     dropped = {"commands", "alternatives", "by_hardware", "page"}
     return {key: value for key, value in command.items()
             if not (key in dropped and value is None)}
+
+
+def _blocks(result: Result, full: bool) -> list[Any] | None:
+    """Every block; a compact file: without `sources`, and none for one command."""
+    if full:
+        return list(result["commands"])
+    if len(result["commands"]) == 1:
+        return None
+    return [{k: v for k, v in c.items() if k != "sources"} for c in result["commands"]]
 
 
 def cli_document(catalog: Data, recipe: Data, result: Result, *, model_id: str,

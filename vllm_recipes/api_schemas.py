@@ -130,7 +130,8 @@ _MODEL_ROW = _strict({
     "url", "json"])
 
 _INDEX_ROW = _strict({
-    "recipe": _STR, "variant": _STR, "model_id": _STR, "precision": _NULL_STR, "strategy": _STR, "nodes": {"type": "integer", "minimum": 1},
+    "recipe": _STR, "variant": _STR, "model_id": _STR, "precision": _NULL_STR,
+    "strategy": _STR, "nodes": {"type": "integer", "minimum": 1},
     "gpus": {"type": ["integer", "null"], "minimum": 1,
              "description": "GPUs the one `vllm serve` takes; null for several servers"},
     "summary": _STR, "json": {"$ref": "#/$defs/link"}, "page": {"$ref": "#/$defs/link"},
