@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 from xml.sax.saxutils import escape, quoteattr
 
+from builder.commands.deploy_types import deploy_type
 from builder.commands.summary import parallel_sizes
 from builder.types import Result
 from vllm_recipes.api_contract import relative
@@ -156,10 +157,11 @@ def models_document(rows: list[Data]) -> Data:
 
 
 def gpus_used(catalog: Data, result: Result) -> int | None:
-    """GPUs a single-node answer's `vllm serve` takes (TP × DP × PP of its argv); None for a
-    deployment of several servers or nodes (see its `summary`)."""
+    """GPUs a one-server answer's `vllm serve` takes (TP × DP × PP of its argv); None for a
+    deployment of several servers or nodes, or a vLLM-Omni server (its stages place
+    themselves; see its `summary`)."""
     strategy = catalog["strategies"][result["selection"]["strategy"]]
-    if strategy["deploy_type"] != "single_node" or int(result["selection"]["nodes"]) != 1:
+    if deploy_type(strategy).omni or int(result["selection"]["nodes"]) != 1:
         return None
     serve = [c for c in result["commands"] if c["role"] == "serve"]
     if len(serve) != 1:

@@ -272,6 +272,18 @@ def _twin(job: Job, model_id: str, title: str, result: Result, page_url: str,
     return machine.Twin(model_id, title, meta["provider"], meta["description"], markdown)
 
 
+def feeds(catalog: Catalog, base: str, name: str) -> list[api.Endpoint]:
+    """/feed.json and /feed.xml: the newest changes to recipes, from the git history (each
+    recipe's `date_updated` outside a checkout)."""
+    recipes = catalog.recipes
+    entries = indexes.feed_entries(
+        changes(catalog.root), catalog.paths,
+        {hf_id: r.meta.title for hf_id, r in recipes.items()},
+        {hf_id: str(r.meta.date_updated) for hf_id, r in recipes.items()})
+    return [api.publish("feed.json", "feed", indexes.feed_json(entries, base, name), base),
+            ("feed.xml", indexes.feed_xml(entries, name))]
+
+
 def _worker() -> None:
     """A render worker keeps no cyclic garbage worth collecting (its results are plain data,
     freed by reference counting): the cyclic collector only costs it time (~15%)."""
@@ -473,7 +485,7 @@ class RecipesSite:
             gathered.hardware_rows, self.base
         ):
             text(uri, content)
-        for uri, content in self.feeds(config):
+        for uri, content in feeds(self.catalog, self.base, config.site_name or "vLLM Recipes"):
             text(uri, content)
         for uri, page in self.pages.items():
             # Reached from the home page's cards, not from the nav. A page's commands are
@@ -534,18 +546,6 @@ class RecipesSite:
                 return html
             return html.replace(marker, self.browse, 1)
         return html
-
-    def feeds(self, config: MkDocsConfig) -> list[api.Endpoint]:
-        """/feed.json and /feed.xml: the newest changes to recipes, from the history."""
-        recipes = self.catalog.recipes
-        entries = indexes.feed_entries(
-            changes(self.catalog.root), self.catalog.paths,
-            {hf_id: r.meta.title for hf_id, r in recipes.items()},
-            {hf_id: str(r.meta.date_updated) for hf_id, r in recipes.items()})
-        name = config.site_name or "vLLM Recipes"
-        return [api.publish("feed.json", "feed", indexes.feed_json(entries, self.base, name),
-                            self.base),
-                ("feed.xml", indexes.feed_xml(entries, name))]
 
     def post_build(self, config: MkDocsConfig) -> None:
         """The sitemap: mkdocs' pages, the Markdown twins and llms files, each URL once and
