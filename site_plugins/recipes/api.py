@@ -1,11 +1,14 @@
 """The JSON endpoints: what a script fetches instead of reading a page.
 
 Every command in them is a `builder.build` result (see `renderings.py`), the same function
-the CLI and the page call. Paths inside documents (`json`, `alternatives`, `by_hardware`) are
-site-absolute, like the published reference (`/deepseek-ai/DeepSeek-V4-Flash.json`), and all
-resolve to files of the built site.
+the CLI and the page call. Each document is written by `publish` (API v1: `api_version`,
+`$schema`, and the site-absolute links made here relative to the document, so that a copy
+of the site under any path works; `vllm_recipes.api_contract`), and every link resolves to
+a file of the built site.
 
-    /models.json                       every recipe and every variant with its own model id
+    /models.json                       every recipe and variant id, with facets (indexes.py)
+    /hardware-index.json, /taxonomy.json, /feed.json (+ /feed.xml)    indexes.py
+    /api/v1/schema/<kind>.json         the JSON Schema of each kind (vllm_recipes.api_schemas)
     /<hf_id>.json                      a recipe: meta, recommended_command, its data, guide
     /<hf_id>/hw/<hw>.json              one rendering each (see renderings.py); a file whose
     /<hf_id>/strategies/<s>.json       selection another file already has points at it
