@@ -113,9 +113,8 @@ def differences(site: Any, cli: Any, path: str = "") -> Iterator[tuple[str, str]
             else:
                 yield from differences(site[key], cli[key], where)
     elif isinstance(site, list) and isinstance(cli, list) and len(site) == len(cli):
-        for index, (a, b) in enumerate(zip(site, cli, strict=True)):
+        for a, b in zip(site, cli, strict=True):
             yield from differences(a, b, f"{path}[]" if path else "[]")
-            del index
     elif site != cli:
         yield path, "differs"
 
@@ -294,6 +293,7 @@ def links(value: Any) -> Iterator[str]:
 @pytest.mark.site
 def test_every_json_file_validates_against_the_schema_it_names(built_site: BuiltSite) -> None:
     kinds: dict[str, int] = {}
+    with_env = 0
     for path in site_json(built_site):
         uri = path.relative_to(built_site.root).as_posix()
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -308,7 +308,14 @@ def test_every_json_file_validates_against_the_schema_it_names(built_site: Built
         errors = sorted(validator(kind).iter_errors(doc), key=lambda e: e.path)
         assert not errors, f"{uri}: {errors[0].message} at {list(errors[0].path)}"
         kinds[kind] = kinds.get(kind, 0) + 1
+        command = doc.get("recommended_command")
+        if command:  # the page's copy text: an `export` line per variable of `env` first
+            exports = command["command"].split("\n")[:len(command["env"])]
+            assert [line.partition("=")[0] for line in exports] == [
+                f"export {name}" for name in command["env"]], uri
+            with_env += bool(command["env"])
     assert set(kinds) == set(SCHEMAS) - {"cli"}, sorted(set(SCHEMAS) - set(kinds))
+    assert with_env > 3000  # (v0 left the environment out of 3,267 of 3,510 files)
     assert sum(kinds.values()) > 3000
 
 
