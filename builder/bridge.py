@@ -22,8 +22,8 @@ from .views.widget import clicks, page_state
 
 __all__ = ["PAGE_ONLY", "PageBridge", "builder_input"]
 
-PAGE_ONLY = frozenset({"hf_id", "recommended_command", "guide", "widget_html",
-                       "opt_in_features", "hardware_opt_in_features"})
+PAGE_ONLY = frozenset({"api_version", "$schema", "hf_id", "recommended_command", "guide",
+                       "widget_html", "opt_in_features", "hardware_opt_in_features"})
 """Keys of a recipe's JSON document (`/<hf_id>.json`) that are for readers, not the builder:
 `builder_input` leaves them out (the document's other keys are the builder's recipe)."""
 

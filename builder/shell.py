@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from .arglist import split_options
 
-__all__ = ["command_text", "env_lines", "format_lines", "quote", "reindent"]
+__all__ = ["command_text", "env_lines", "format_lines", "quote"]
 
 _BARE = re.compile(r"^(?:[\w@%+=:,./-]+|~/[\w@%+=:,./-]*)$")
 """A word that goes on the command line as it is: only safe characters, or `~/` and safe
@@ -46,12 +46,3 @@ def command_text(argv: Sequence[str], head_len: int) -> str:
 def env_lines(env: Mapping[str, str]) -> str:
     """`export` lines for the environment of a command run outside Docker."""
     return "".join(f"export {name}={quote(value)}\n" for name, value in env.items())
-
-
-def reindent(text: str, argv: Sequence[str], indent: str) -> str:
-    """`text` (made by `format_lines` from `argv`) with `indent` before continuation lines
-    instead of INDENT (the published JSON's format uses one space). Exact: no word of `argv`
-    holds a line break, so every continuation in `text` is one `format_lines` made."""
-    if any("\n" in token for token in argv):
-        raise ValueError("a word with a line break: reindent cannot tell it from a continuation")
-    return text.replace(" \\\n" + INDENT, " \\\n" + indent)

@@ -32,24 +32,29 @@ def test_list_names_recipes_and_variant_ids() -> None:
 def test_json_has_every_documented_key() -> None:
     out = run("deepseek-ai/DeepSeek-V4-Flash", "hardware=mi355x", "--json")
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    assert {"hf_id", "selection", "commands", "install", "unavailable", "notes"} <= set(result)
+    document = json.loads(out.stdout)
+    assert document["api_version"] == 1 and document["hf_id"] == "deepseek-ai/DeepSeek-V4-Flash"
+    result = document["recommended_command"]
+    assert {"selection", "commands", "install_commands", "unavailable", "notes"} <= set(result)
     assert set(result["selection"]) == {"hardware", "variant", "strategy", "nodes", "frontend",
                                         "install", "kv_offload", "tool_calling",
                                         "reasoning", "spec_decoding"}
     pd = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", "hardware=h200", "variant=fp8",
-                        "strategy=pd_cluster", "--json").stdout)
+                        "strategy=pd_cluster", "--json").stdout)["recommended_command"]
     assert pd["selection"]["pd_connector"] == "nixl"
     command = result["commands"][0]
     assert command["role"] == "serve"
     assert command["argv"][:3] == ["vllm", "serve", "deepseek-ai/DeepSeek-V4-Flash-0731"]
     assert {"env", "text", "docker_argv", "docker_text"} <= set(command)
     assert command["env"]["VLLM_ROCM_USE_AITER"] == "1"
-    assert result["install"]["pip"]["available"] is True
+    assert result["install_commands"]["pip"]["available"] is True
 
 
 def test_variant_model_id_selects_the_variant() -> None:
-    result = json.loads(run("nvidia/DeepSeek-V4-Flash-NVFP4", "--json").stdout)
+    document = json.loads(run("nvidia/DeepSeek-V4-Flash-NVFP4", "--json").stdout)
+    assert (document["hf_id"], document["recipe"], document["variant"]) == (
+        "nvidia/DeepSeek-V4-Flash-NVFP4", "deepseek-ai/DeepSeek-V4-Flash", "nvfp4")
+    result = document["recommended_command"]
     assert result["selection"]["variant"] == "nvfp4"
     assert result["commands"][0]["argv"][2] == "nvidia/DeepSeek-V4-Flash-NVFP4"
     # An NVFP4 checkpoint runs on Blackwell: the default hardware moves there.
@@ -114,7 +119,7 @@ def test_explain_names_the_file_line_and_path_of_each_option() -> None:
 
 def test_json_carries_the_source_of_every_option() -> None:
     result = json.loads(run("deepseek-ai/DeepSeek-V4.1-Flash", "hardware=mi355x", "--json").stdout)
-    serve = result["commands"][0]
+    serve = result["recommended_command"]["commands"][0]
     options = [token for source in serve["sources"]["args"] for token in source["option"]]
     assert options == serve["argv"][3:]
     parallel = next(s for s in serve["sources"]["args"]
@@ -196,7 +201,7 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
 
     out = run("deepseek-ai/DeepSeek-V4-Flash", "variant=fp8", "--json")
     assert out.returncode == 0, out.stderr
-    notes = json.loads(out.stdout)["notes"]
+    notes = json.loads(out.stdout)["recommended_command"]["notes"]
     assert notes[0]["title"] == "Spec decoding is off"
     assert ("DSpark needs the FP8 (0731) or FP4+FP8 (Preview) + DSpark checkpoint"
             in notes[0]["body"])
@@ -205,4 +210,5 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
     assert "Spec decoding is off" in str(state["html"])
     for args in ((), ("variant=fp8", "spec_decoding=off")):
         quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
-        assert not [n for n in quiet["notes"] if n["title"].endswith(" is off")]
+        notes = quiet["recommended_command"]["notes"]
+        assert not [n for n in notes if n["title"].endswith(" is off")]

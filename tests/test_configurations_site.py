@@ -43,15 +43,27 @@ def test_configurations_json_holds_twenty(built_site: BuiltSite) -> None:
         "description": doc["sources"][0]["description"]}]
     for config in configs:
         assert (config["join"] is None) == (config["framework"] == "sglang"), config["id"]
-        assert config["catalogue"] == f"/configurations/#{config['id']}"
+        assert config["catalogue"] == f"configurations/#{config['id']}"  # relative (API v1)
 
 
 def test_every_model_has_its_configurations_json(built_site: BuiltSite) -> None:
     everything = load(built_site, "configurations.json")["configurations"]
     for hf_id in hf_ids():
         doc = load(built_site, f"{hf_id}/configurations.json")
-        assert doc["configurations"] == [c for c in everything if c["model"] == hf_id], hf_id
+        # The same entries; their links are relative to each file (API v1).
+        assert [_site_links(c, f"{hf_id}/configurations.json") for c in doc["configurations"]
+                ] == [_site_links(c, "configurations.json") for c in everything
+                      if c["model"] == hf_id], hf_id
     assert load(built_site, f"{V41}/configurations.json")["count"] == 20
+
+
+def _site_links(config: dict, uri: str) -> dict:
+    """A configuration with its links resolved against its file's URL."""
+    config = {**config, "catalogue": urljoin(f"/{uri}", config["catalogue"])}
+    if config["join"]:
+        config["join"] = {**config["join"],
+                          "builder_url": urljoin(f"/{uri}", config["join"]["builder_url"])}
+    return config
 
 
 def test_builder_links_open_model_pages_with_valid_queries(built_site: BuiltSite) -> None:

@@ -85,7 +85,7 @@ def test_8x_h200_answers_the_query_for_h200(tmp_path: Path) -> None:
     assert detected.returncode == 0, detected.stderr
     given = run(tmp_path, {}, QWEN, "hardware=h200", "--json")
     assert json.loads(detected.stdout) == json.loads(given.stdout)
-    assert json.loads(detected.stdout)["selection"]["hardware"] == "h200"
+    assert json.loads(detected.stdout)["recommended_command"]["selection"]["hardware"] == "h200"
 
 
 def test_1x_rtx_4090_says_what_it_found_and_exits_2(tmp_path: Path) -> None:

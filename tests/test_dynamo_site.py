@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -41,7 +42,8 @@ def test_deployments_json_lists_every_combination(built_site: BuiltSite) -> None
         assert entry["copy_text"] == result["copy_text"]
         assert entry["settings"] == result["settings"]
         assert entry["prerequisites"] == result["prerequisites"]
-        assert entry["page"].startswith(f"/{HF_ID}/?dynamo_framework={combo[0]}&")
+        page = urljoin(f"/{HF_ID}/deployments.json", entry["page"])  # relative (API v1)
+        assert page.startswith(f"/{HF_ID}/?dynamo_framework={combo[0]}&")
     assert doc["recommended"] == {"framework": "vllm", "gpu": "gb200",
                                   "topology": "disaggregated"}
     assert doc["data"] == json.loads(json.dumps(data()))

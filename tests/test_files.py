@@ -88,4 +88,4 @@ def test_cli_prints_the_install_block_and_json_has_vllm_version() -> None:
     assert "--chat-template tool_chat_template_gemma4.jinja" in serve
     docker = run("install=docker", "tool_calling=on")
     assert f"--chat-template {TEMPLATE}" in docker and "curl" not in docker
-    assert json.loads(run("--json"))["vllm_version"] == VLLM_VERSION
+    assert json.loads(run("--json"))["recommended_command"]["vllm_version"] == VLLM_VERSION

@@ -169,7 +169,8 @@ def test_the_api_docs_say_argv_is_for_a_shell() -> None:
 
     code, out, _ = cli("deepseek-ai/DeepSeek-V4-Pro", "hardware=h100", "--json")
     assert code == 0
-    words = [w for c in json.loads(out)["commands"] for w in [*c["argv"], *c["docker_argv"]]]
+    words = [w for c in json.loads(out)["recommended_command"]["commands"]
+             for w in [*c["argv"], *c["docker_argv"]]]
     assert any(w.startswith("~/") for w in words) and "$HEAD_IP" in words
     docs = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     for said in ("`~/.cache/huggingface`", "`$HEAD_IP`", "os.path.expanduser",

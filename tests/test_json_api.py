@@ -4,6 +4,7 @@ commands as the CLI."""
 from __future__ import annotations
 
 import json
+import posixpath
 import random
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -60,6 +62,10 @@ DIFFERENCES = {
     **{f"variants.{v}.hardware_overrides.dgx_spark_gb10": "the DGX Spark settings are written "
        "once, in the recipe's hardware_overrides (every checkpoint on Spark needs them)"
        for v in ("default", "fp8", "nvfp4")},
+    "recommended_command.command": "API v1: the text the page's Copy copies, `export` lines "
+                                   "of `env` first, continuation lines indented by two spaces",
+    "recommended_command.docker_command": "API v1: the text the page's Copy copies (two-space "
+                                          "indent)",
 }
 """Every key (dotted path, or a prefix of it) where our document differs from the reference,
 with the reason. The test fails when this is not exactly the set of differing keys."""
@@ -71,12 +77,21 @@ def load(site: BuiltSite, path: str) -> Any:
     return json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
 
 
-def follow(site: BuiltSite, path: str) -> Any:
-    """The document at `path`, through its `same_as` pointer when it is one (one hop: a
-    pointer never points at another pointer)."""
-    doc = load(site, path)
+def resolve(uri: str, link: str) -> str:
+    """A link (relative to the document at site path `uri`) as a site path."""
+    path = link.split("?")[0].split("#")[0]
+    return posixpath.normpath(posixpath.join(posixpath.dirname(uri.lstrip("/")), path)) + (
+        "/" if path.endswith("/") else "")
+
+
+def follow(site: BuiltSite, path: str, start: str = "") -> Any:
+    """The document at `path` (a link from the document at `start`; from the root when
+    empty), through its `same_as` pointer when it is one (one hop: a pointer never points at
+    another pointer)."""
+    uri = resolve(start, path)
+    doc = load(site, uri)
     if "same_as" in doc:
-        doc = load(site, doc["same_as"])
+        doc = load(site, resolve(uri, doc["same_as"]))
         assert "same_as" not in doc
     return doc
 
@@ -96,6 +111,11 @@ def test_reference_keys_match_except_listed_differences(built_site: BuiltSite) -
     differing = {}
     for key, value in flatten(reference):
         if key.split(".")[0] in NOT_COMPARED:
+            continue
+        parts = key.split(".")
+        is_link = parts[-1] in LINK_KEYS or parts[-2:-1] in [[m] for m in LINK_MAPS]
+        # API v1: a link is relative to its document; the file it names is the same
+        if key in ours and is_link and urljoin(f"/{HF_ID}.json", ours[key]) == value:
             continue
         if ours.get(key, "<missing>") != value:
             differing[key] = (value, ours.get(key, "<missing>"))
@@ -119,15 +139,18 @@ def test_the_recipe_document_has_every_top_level_key_of_the_reference(
         fid for fid, f in builder_recipe(HF_ID)["features"].items() if f.get("opt_in") is True]
 
 
-def test_reference_command_strings_are_byte_for_byte(built_site: BuiltSite) -> None:
+def test_reference_command_strings_are_the_page_copy_text(built_site: BuiltSite) -> None:
+    """API v1: `command` is what the page copies, the `export` lines of `env` then the
+    reference's command; both texts indent continuation lines by two spaces (v0: one)."""
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))["recommended_command"]
     ours = load(built_site, f"/{HF_ID}.json")["recommended_command"]
-    for key in ("command", "docker_command"):
-        assert ours[key] == reference[key]
+    exports = "".join(f"export {k}={v}\n" for k, v in reference["env"].items())
+    assert ours["command"] == exports + reference["command"].replace("\n ", "\n  ")
+    assert ours["docker_command"] == reference["docker_command"].replace("\n ", "\n  ")
 
 
 def _json_files(site: BuiltSite) -> list[Path]:
-    skip = {"assets", "search"}
+    skip = {"assets", "search", "api"}
     return sorted(
         p for p in site.root.rglob("*.json")
         if p.relative_to(site.root).parts[0] not in skip
@@ -148,10 +171,10 @@ def _links(value: Any) -> Iterator[str]:
             yield from _links(item)
 
 
-def _target(site: BuiltSite, link: str) -> Path:
-    path = link.split("?")[0].split("#")[0]
-    assert path.startswith("/"), link
-    target = site.root / path.lstrip("/")
+def _target(site: BuiltSite, uri: str, link: str) -> Path:
+    assert not link.startswith("/"), link  # relative to the document (API v1)
+    path = resolve(uri, link)
+    target = site.root / path
     return target / "index.html" if path.endswith("/") else target
 
 
@@ -162,7 +185,8 @@ def test_every_path_named_in_json_exists(built_site: BuiltSite) -> None:
         for link in _links(data):
             if link.startswith(("https://", "http://")):  # a file fetched from elsewhere
                 continue
-            assert _target(built_site, link).is_file(), f"{path.name}: {link} is not in site/"
+            uri = path.relative_to(built_site.root).as_posix()
+            assert _target(built_site, uri, link).is_file(), f"{uri}: {link} is not in site/"
             checked += 1
     assert checked > 500
 
@@ -179,6 +203,8 @@ def test_recipe_documents_have_the_reference_shape(built_site: BuiltSite) -> Non
 def test_recipe_document_feeds_the_builder_like_the_recipe(built_site: BuiltSite) -> None:
     """The page's builder loads /<hf_id>.json minus page-only keys: same results."""
     data = load(built_site, "/builder-catalog.json")
+    assert data.pop("api_version") == 1
+    assert data.pop("$schema") == "api/v1/schema/builder-catalog.json"
     assert data == builder_catalog()
     for hf_id in hf_ids():
         doc = load(built_site, f"/{hf_id}.json")
@@ -195,16 +221,17 @@ def test_alternatives_and_by_hardware_follow_the_builder(built_site: BuiltSite) 
                     if s not in blocked and s != command["strategy"]]
         assert list(command["alternatives"]) == expected
         for sid, path in command["alternatives"].items():
-            assert follow(built_site, path)["recommended_command"]["strategy"] == sid
+            assert follow(built_site, path, f"{hf_id}.json")["recommended_command"][
+                "strategy"] == sid
         for hw_id, path in command["by_hardware"].items():
-            other = follow(built_site, path)["recommended_command"]
+            other = follow(built_site, path, f"{hf_id}.json")["recommended_command"]
             assert (other["hardware"], other["variant"]) == (hw_id, command["variant"])
         order = list(builder_catalog()["hardware"])
         assert list(command["by_hardware"]) == sorted(command["by_hardware"], key=order.index)
 
 
 def test_models_json_lists_recipes_and_variant_ids(built_site: BuiltSite) -> None:
-    rows = load(built_site, "/models.json")
+    rows = load(built_site, "/models.json")["models"]
     ids = [row["hf_id"] for row in rows]
     assert len(ids) == len(set(ids))
     for hf_id, recipe in active_recipes().items():
@@ -215,9 +242,12 @@ def test_models_json_lists_recipes_and_variant_ids(built_site: BuiltSite) -> Non
     for row in rows:
         assert set(row) >= {"hf_id", "title", "provider", "url", "json"}
         doc = load(built_site, row["json"])
+        if row["retired"]:
+            assert "recommended_command" not in doc and doc["retired"]["reason"]
+            continue
         if "same_as" in doc:  # the default variant's own id points at the recipe's document
             assert row["variant"] == "default"
-            doc = load(built_site, doc["same_as"])
+            doc = load(built_site, resolve(row["json"], doc["same_as"]))
             assert doc["hf_id"] == row["recipe"]
             continue
         assert doc.get("recipe", doc["hf_id"]) == row.get("recipe", row["hf_id"])
@@ -234,14 +264,14 @@ def test_variant_documents_are_pinned_to_their_variant(built_site: BuiltSite) ->
             if variant.model_id is None or variant.model_id == hf_id:
                 assert link is None
                 continue
-            assert link == f"/{variant.model_id}.json"
-            command = follow(built_site, link)["recommended_command"]
+            assert resolve(f"{hf_id}.json", link) == f"{variant.model_id}.json"
+            command = follow(built_site, link, f"{hf_id}.json")["recommended_command"]
             assert command["variant"] == variant_id
             assert command["model_id"] == variant.model_id
 
 
 def test_catalog_wide_files(built_site: BuiltSite) -> None:
-    strategies = load(built_site, "/strategies.json")
+    strategies = load(built_site, "/strategies.json")["strategies"]
     assert list(strategies) == list(builder_catalog()["strategies"])
     for sid, strategy in strategies.items():
         assert load(built_site, strategy["json"])["name"] == sid
@@ -307,7 +337,7 @@ def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
     for (path, doc, call), cli in zip(calls, runs, strict=True):
         where = f"{path.relative_to(built_site.root)} vs {' '.join(call[2:])}"
         assert cli.returncode == 0, f"{where}: {cli.stderr}"
-        result = json.loads(cli.stdout)
+        result = json.loads(cli.stdout)["recommended_command"]
         command = doc["recommended_command"]
         blocks = command.get("commands") or [command]  # one command: `argv` is all of it
         assert [c["argv"] for c in blocks] == [c["argv"] for c in result["commands"]], where
@@ -346,10 +376,10 @@ def test_the_api_page_documents_every_recommended_command_field(built_site: Buil
         assert keys <= fields, f"{path}: undocumented {sorted(keys - fields)}"
         assert "widget_html" not in doc, path
         if "title" in doc:  # a variant's document
-            assert set(doc) == {"hf_id", "recipe", "variant", "title", "recipe_json",
-                                "recommended_command"}, path
+            assert set(doc) == {"api_version", "$schema", "hf_id", "recipe", "variant", "title",
+                                "recipe_json", "recommended_command"}, path
         elif "recipe_json" in doc:  # a per-selection file (of the recipe or of a variant id)
-            own = {"hf_id", "recipe_json", "recommended_command"}
+            own = {"api_version", "$schema", "hf_id", "recipe_json", "recommended_command"}
             assert set(doc) in (own, own | {"recipe", "variant"}), path
             assert not keys & full_only, f"{path}: has {sorted(keys & full_only)}"
             seen_compact |= keys

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -184,6 +185,9 @@ def test_page_has_a_nodes_row_and_one_group_per_role() -> None:
     assert html.count('class="rb-copy"') - files == 3
     assert '<div class="rb-role" role="tabpanel" data-role="head" data-count="1">' in html
     assert '<div class="rb-role" role="tabpanel" data-role="worker" data-count="2">' in html
+    # The tabs count commands (3 nodes: 1 head, 2 workers), not the HTML pieces of a group.
+    tabs = re.findall(r'data-role-tab="(\w+)"[^>]*>[^<]*<small>(\d+)</small>', html)
+    assert tabs == [("head", "1"), ("worker", "2")]
     single = page_state(builder_catalog(), builder_recipe(V4), {})["html"]
     assert 'data-row="nodes"' not in single and "rb-role-tabs" not in single
 

@@ -42,7 +42,7 @@ def cli(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
-    result: dict[str, Any] = json.loads(out.stdout)
+    result: dict[str, Any] = json.loads(out.stdout)["recommended_command"]
     return result
 
 
@@ -57,7 +57,7 @@ def test_qwen_image_json_gives_the_omni_command_install_steps_and_a_t2i_request(
     assert command["argv"][-1] == "--omni"
     assert result["selection"]["task"] == "t2i"
     assert result["selection"]["strategy"] == "omni_server"
-    pip = result["install"]["pip"]
+    pip = result["install_commands"]["pip"]
     assert pip["available"] and "vllm" in pip["command"]
     assert any("vllm-omni" in step["command"] and not step["optional"]
                for step in pip["dependencies"])

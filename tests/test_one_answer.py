@@ -8,8 +8,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import posixpath
 import re
 import shlex
+import subprocess
 from collections.abc import Iterator
 from xml.etree import ElementTree
 
@@ -80,8 +82,10 @@ def html_command(doc: Node) -> str:
 
 def load(site: BuiltSite, path: str) -> dict:
     doc = json.loads((site.root / path.lstrip("/")).read_text(encoding="utf-8"))
-    if "same_as" in doc:
-        doc = json.loads((site.root / doc["same_as"].lstrip("/")).read_text(encoding="utf-8"))
+    if "same_as" in doc:  # a link relative to the document
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path.lstrip("/")),
+                                                   doc["same_as"]))
+        doc = json.loads((site.root / target).read_text(encoding="utf-8"))
     return doc
 
 
@@ -97,7 +101,8 @@ def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite
         assert argv_of(html_command(page(built_site, model_id))) == expected, model_id
         assert command["variant"] == variant_id, model_id
         code, as_json = cli(model_id, "--json")
-        assert json.loads(as_json)["selection"] == command["selection"], model_id
+        assert json.loads(as_json)["recommended_command"]["selection"] == command["selection"], (
+            model_id)
         checked += 1
     assert checked == sum(1 for _ in every_id()) > len(active_recipes())
 
@@ -105,7 +110,7 @@ def test_every_id_gives_the_same_argv_on_cli_json_and_page(built_site: BuiltSite
 def test_selection_is_typed_alike_in_cli_json_and_endpoints(built_site: BuiltSite) -> None:
     code, as_json = cli("deepseek-ai/DeepSeek-V4-Flash", "--json")
     assert code == 0
-    selection = json.loads(as_json)["selection"]
+    selection = json.loads(as_json)["recommended_command"]["selection"]
     assert isinstance(selection["nodes"], int)
     command = load(built_site, "/deepseek-ai/DeepSeek-V4-Flash/hw/h200.json")[
         "recommended_command"]
@@ -177,6 +182,24 @@ def test_sitemap_lists_pages_twins_and_llms_files(built_site: BuiltSite) -> None
         assert f"http://127.0.0.1:8000/{hf_id}/" in urls
         # a variant page's own URL too: instant navigation reaches only what the sitemap lists
         assert f"http://127.0.0.1:8000/{model_id}/" in urls
+
+
+def test_sitemap_lists_each_url_once_dated_by_its_recipes_last_commit(
+        built_site: BuiltSite) -> None:
+    space = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    entries = ElementTree.parse(built_site.root / "sitemap.xml").getroot().findall("s:url", space)
+    locs = [entry.findtext("s:loc", namespaces=space) for entry in entries]
+    assert len(locs) == len(set(locs))
+    dated = {entry.findtext("s:loc", namespaces=space): entry.findtext("s:lastmod",
+                                                                        namespaces=space)
+             for entry in entries}
+    for hf_id in sorted(catalog().recipes)[::40]:  # a spread of recipes, asked of git itself
+        path = catalog().paths[hf_id]
+        newest = subprocess.run(
+            ["git", "log", "-1", "--format=%cs", "--", str(path), str(path.with_suffix(".md"))],
+            cwd=path.parent, capture_output=True, text=True, check=True).stdout.strip()
+        assert dated[f"http://127.0.0.1:8000/{hf_id}/"] == newest, hf_id
+        assert dated[f"http://127.0.0.1:8000/{hf_id}.md"] == newest, hf_id
 
 
 BAD_VARIANTS = ("bogus", "constructor", "default\x00")

@@ -1,4 +1,9 @@
-"""Golden: the published DeepSeek-V4-Flash recommended command (H200) comes out exactly."""
+"""Golden: the published DeepSeek-V4-Flash recommended command (H200) comes out exactly.
+
+The reference (tests/data/reference-deepseek-v4-flash.json) is API v0: it has no
+`api_version`, its `command` leaves out the environment and indents by one space, and its
+links are site-absolute. API v1 (issue 36) changes those three on purpose; every other fact
+of the reference's `recommended_command` is checked unchanged."""
 
 from __future__ import annotations
 
@@ -6,8 +11,11 @@ import json
 import shlex
 import subprocess
 import sys
+from urllib.parse import urljoin
 
 from builder import build
+from site_plugins.recipes import api
+from site_plugins.recipes.renderings import render_recipe
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 
 REFERENCE = json.loads((ROOT / "tests/data/reference-deepseek-v4-flash.json").read_text())
@@ -65,9 +73,42 @@ def test_cli_json_gives_the_reference_argv() -> None:
         [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash", "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
-    command = json.loads(out)["commands"][0]
+    document = json.loads(out)
+    assert document["api_version"] == 1
+    command = document["recommended_command"]["commands"][0]
     assert command["argv"] == EXPECTED["argv"]
     assert command["docker_argv"] == _ours(EXPECTED["docker_argv"])
+
+
+V1_CHANGES = {
+    "command": "the page's copy text: `export` lines of `env`, then the command (two-space "
+               "indent)",
+    "docker_command": "the page's copy text (two-space indent)",
+    "alternatives": "links relative to the document",
+    "by_hardware": "links relative to the document",
+    "strategy_spec": "the strategy's description is in our own words (prose is not copied)",
+}
+
+
+def test_the_v1_document_keeps_every_reference_fact_but_the_v1_changes() -> None:
+    catalog, recipe = builder_catalog(), builder_recipe("deepseek-ai/DeepSeek-V4-Flash")
+    files = dict(api.recipe_endpoints(catalog, recipe, "", render_recipe(catalog, recipe), "/"))
+    document = json.loads(files["deepseek-ai/DeepSeek-V4-Flash.json"])
+    assert document["api_version"] == 1
+    assert document["$schema"] == "../api/v1/schema/recipe.json"
+    ours = document["recommended_command"]
+    for key, value in EXPECTED.items():
+        if key not in V1_CHANGES:
+            assert ours[key] == value, key
+    exports = "".join(f"export {k}={v}\n" for k, v in EXPECTED["env"].items())
+    assert ours["command"] == exports + EXPECTED["command"].replace("\n ", "\n  ")
+    assert ours["docker_command"] == EXPECTED["docker_command"].replace("\n ", "\n  ")
+    for key in ("alternatives", "by_hardware"):  # the same files, named relative
+        assert {k: urljoin("/deepseek-ai/DeepSeek-V4-Flash.json", v)
+                for k, v in ours[key].items()} == EXPECTED[key]
+    spec = EXPECTED["strategy_spec"]  # (ours adds `file` and `layout`)
+    assert {k: ours["strategy_spec"][k] for k in spec if k != "description"} == {
+        k: v for k, v in spec.items() if k != "description"}
 
 
 def test_cli_text_is_the_install_block_then_the_copy_text_and_round_trips() -> None:

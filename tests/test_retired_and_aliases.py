@@ -119,14 +119,17 @@ def test_the_site_keeps_a_retired_page_and_answers_at_an_alias(tmp_path: Path) -
     assert document["retired"]["reason"].startswith("vLLM 0.27 removed support")
     assert "recommended_command" not in document
     assert not (site / RETIRED / "hw").exists()
-    models = json.loads((site / "models.json").read_text())
-    assert RETIRED not in {row["hf_id"] for row in models}
+    models = {row["hf_id"]: row for row in json.loads((site / "models.json").read_text())["models"]}
+    assert models[RETIRED]["retired"]["reason"].startswith("vLLM 0.27 removed support")
+    assert models[RETIRED]["hardware"] == [] and models["Qwen/Qwen3-8B"]["retired"] is None
     home = (site / "index.html").read_text()
     assert "plamo-2-translate" not in home and "Qwen3-8B" in home
     alias = (site / "Old/Qwen-8B/index.html").read_text()
     assert "<code>Old/Qwen-8B</code> is now <code>Qwen/Qwen3-8B</code>" in alias
     assert 'id="rb-mount"' in alias and "vllm serve Qwen/Qwen3-8B" in alias
-    assert json.loads((site / "Old/Qwen-8B.json").read_text())["alias_of"] == "Qwen/Qwen3-8B"
+    alias_doc = json.loads((site / "Old/Qwen-8B.json").read_text())
+    assert alias_doc["alias_of"] == "Qwen/Qwen3-8B"
+    assert alias_doc["recipe_json"] == "../Qwen/Qwen3-8B.json"  # relative to the document
 
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"

@@ -121,7 +121,8 @@ def test_the_acceptance_files_validate(installed: Installed) -> None:
     compose = tool(installed, QWEN, "hardware=h100", "--format", "compose")
     assert compose.returncode == 0 and compose_problems(compose.stdout) == []
     config = tool(installed, QWEN, "hardware=h100", "--format", "vllm-config")
-    serve = json.loads(tool(installed, QWEN, "hardware=h100", "--json").stdout)["commands"][0]
+    serve = json.loads(tool(installed, QWEN, "hardware=h100", "--json").stdout)[
+        "recommended_command"]["commands"][0]
     assert config_argv(config.stdout) == ["--model", QWEN, *serve["argv"][3:]]
 
 

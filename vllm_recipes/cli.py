@@ -31,13 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from builder.commands.build import published
 from builder.commands.deploy_types import deploy_type
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
 
+from .api_contract import cli_document
 from .catalogue import Catalogue
 from .cli_common import (
     CHECKOUT_ONLY,
@@ -280,7 +280,11 @@ def _serve(argv: list[str]) -> int:
         return EXIT_USAGE
     result = done.result
     if args.json:
-        print(json.dumps(published(result), indent=2, ensure_ascii=False))
+        _, variant_id = catalogue.find(args.hf_id)
+        model_id = args.hf_id if variant_id != "default" else done.hf_id
+        document = cli_document(catalogue.catalog, done.recipe, result, model_id=model_id,
+                                query=done.query)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     elif args.explain:
         sys.stdout.write(explain(catalogue, result))
     elif args.format:

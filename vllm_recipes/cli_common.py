@@ -10,7 +10,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -127,6 +127,8 @@ class Answer:
     hf_id: str
     recipe: Data
     result: Result
+    query: dict[str, str] = field(default_factory=dict)
+    """The query the result answers (URL keys; `variant` pinned for a variant's model id)."""
 
 
 def resolve(catalogue: Catalogue, model_id: str, pairs: list[str],
@@ -160,7 +162,8 @@ def answer(catalogue: Catalogue, model_id: str, pairs: list[str],
     """The builder's result for a model id and KEY=VALUE words (`extra`: keys the command
     itself sets, after the user's), as `vllm-recipes HF_ID` prints it."""
     hf_id, recipe, query = resolve(catalogue, model_id, pairs, notice)
-    return Answer(hf_id, recipe, build(catalogue.catalog, recipe, {**query, **(extra or {})}))
+    return Answer(hf_id, recipe, build(catalogue.catalog, recipe, {**query, **(extra or {})}),
+                  query)
 
 
 def notice_line(text: str) -> None:

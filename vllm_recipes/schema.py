@@ -33,7 +33,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
 from builder import vllm_release
 from builder.arglist import is_flag

@@ -363,15 +363,17 @@ def _blocks(result: Result, cache: RowCache | None = None) -> list[str]:
             *_why(command, cache), "</div>"])
     if len(result["commands"]) == 1:
         return blocks.popitem()[1]
+    counts = {role: sum(1 for command in result["commands"] if command["role"] == role)
+              for role in blocks}
     tabs = "".join(
         f'<button type="button" class="rb-role-tab" role="tab" data-role-tab="{escape(role)}" '
         f'aria-selected="{"true" if i == 0 else "false"}">'
-        f'{escape(ROLE_LABELS.get(role, role))} <small>{len(items)}</small></button>'
-        for i, (role, items) in enumerate(blocks.items())
+        f'{escape(ROLE_LABELS.get(role, role))} <small>{counts[role]}</small></button>'
+        for i, role in enumerate(blocks)
     )
     out = [f'<div class="rb-role-tabs" role="tablist" aria-label="Commands by role">{tabs}</div>']
     for role, items in blocks.items():
-        count = sum(1 for item in items if item.startswith('<div class="rb-block" '))
+        count = counts[role]
         out += [f'<div class="rb-role" role="tabpanel" data-role="{escape(role)}" '
                 f'data-count="{count}"><h3 class="rb-role-label">'
                 f'{escape(ROLE_LABELS.get(role, role))}</h3>', *items, "</div>"]

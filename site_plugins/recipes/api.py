@@ -1,11 +1,14 @@
 """The JSON endpoints: what a script fetches instead of reading a page.
 
 Every command in them is a `builder.build` result (see `renderings.py`), the same function
-the CLI and the page call. Paths inside documents (`json`, `alternatives`, `by_hardware`) are
-site-absolute, like the published reference (`/deepseek-ai/DeepSeek-V4-Flash.json`), and all
-resolve to files of the built site.
+the CLI and the page call. Each document is written by `publish` (API v1: `api_version`,
+`$schema`, and the site-absolute links made here relative to the document, so that a copy
+of the site under any path works; `vllm_recipes.api_contract`), and every link resolves to
+a file of the built site.
 
-    /models.json                       every recipe and every variant with its own model id
+    /models.json                       every recipe and variant id, with facets (indexes.py)
+    /hardware-index.json, /taxonomy.json, /feed.json (+ /feed.xml)    indexes.py
+    /api/v1/schema/<kind>.json         the JSON Schema of each kind (vllm_recipes.api_schemas)
     /<hf_id>.json                      a recipe: meta, recommended_command, its data, guide
     /<hf_id>/hw/<hw>.json              one rendering each (see renderings.py); a file whose
     /<hf_id>/strategies/<s>.json       selection another file already has points at it
@@ -24,25 +27,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from builder.commands.build import typed_selection
 from builder.commands.selection import node_memory_gb
-from builder.shell import reindent
-from builder.types import Result
+from vllm_recipes import api_schemas
+from vllm_recipes.api_contract import SCHEMA_DIR, finish, hardware_profile, recommended_command
 from vllm_recipes.loader import Catalog
 from vllm_recipes.schema import json_schema
 
+from . import indexes
 from .renderings import RecipeRenderings, Rendering, Tree, trees_of
 
-__all__ = ["Endpoint", "alias_document", "global_endpoints", "recipe_endpoints",
-           "recommended_command", "retired_document"]
+__all__ = ["Endpoint", "alias_document", "global_endpoints", "hardware_profile", "publish",
+           "recipe_endpoints", "recommended_command", "retired_document"]
 
 Data = dict[str, Any]
 Endpoint = tuple[str, str]
 """(path relative to the site root, JSON text)."""
 
 CATALOG_JSON = "builder-catalog.json"
-SHARED_KEYS = ("strategy_spec", "hardware_profile", "by_hardware")
-"""Keys of `recommended_command` that per-selection files leave out."""
 
 
 def dumps(data: Any) -> str:
@@ -55,93 +56,12 @@ def dumps_compact(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def _primary(result: Result) -> Data:
-    """The command a single-command consumer wants: `vllm serve`, or the head node's."""
-    commands = result["commands"]
-    for role in ("serve", "head"):
-        for command in commands:
-            if command["role"] == role:
-                return dict(command)
-    return dict(commands[0])
-
-
-def hardware_profile(catalog: Data, hw_id: str, nodes: int) -> Data:
-    hw = catalog["hardware"][hw_id]
-    return {
-        "brand": catalog["brands"][hw["brand"]]["display_name"],
-        "generation": hw["generation"],
-        "compute_arch": hw["compute_arch"],
-        "display_name": hw["display_name"],
-        "description": hw["description"],
-        "gpu_count": hw["gpu_count"],
-        "vram_gb": node_memory_gb(hw),
-        "multi_node": nodes > 1,
-    }
-
-
-def recommended_command(
-    catalog: Data,
-    recipe: Data,
-    result: Result,
-    *,
-    query: dict[str, str],
-    alternatives: dict[str, str],
-    by_hardware: dict[str, str],
-    page: str,
-    full: bool = True,
-) -> Data:
-    """The reference's `recommended_command` shape for one builder result, plus what a
-    script needs to reproduce it (`query`, `features`, every command block).
-
-    `command`/`argv`/`docker_*` are the `vllm serve` command (the head node's when there are
-    several); `commands` has every block of the result (multi-node, prefill/decode, ...).
-    `full` keeps every block's `sources` and `commands` even for one command; the many
-    per-selection files leave out both (one command is `command`; sources are in --json) and
-    what is the same in all of them (`SHARED_KEYS`: `/strategies/<s>.json`, `/hardware.json`
-    and the recipe's document have them)."""
-    selection = result["selection"]
-    serve = _primary(result)
-    nodes = int(selection["nodes"])
-    strategy = catalog["strategies"][selection["strategy"]]
-    command = {
-        "selection": typed_selection(selection),
-        "hardware": selection["hardware"],
-        "strategy": selection["strategy"],
-        "variant": selection["variant"],
-        "node_count": nodes,
-        "deploy_type": strategy["deploy_type"],
-        "env": serve["env"],
-        "docker_image": result["docker_image"],
-        # The reference's format: continuation lines indented by one space.
-        "command": reindent(serve["text"], serve["argv"], " "),
-        "argv": serve["argv"],
-        "docker_command": (reindent(serve["docker_text"], serve["docker_argv"], " ")
-                           if serve["docker_text"] else serve["docker_text"]),
-        "docker_argv": serve["docker_argv"],
-        "strategy_spec": strategy,
-        "hardware_profile": hardware_profile(catalog, selection["hardware"], nodes),
-        "alternatives": alternatives,
-        "by_hardware": by_hardware,
-        "model_id": result["model_id"],
-        "frontend": selection["frontend"],
-        "install": selection["install"],
-        "features": {fid: selection[fid] for fid in recipe.get("features", {})},
-        "query": query,
-        "page": page,
-        "summary": result["summary"],
-        "commands": result["commands"] if full else [
-            {k: v for k, v in c.items() if k != "sources"} for c in result["commands"]
-        ] if len(result["commands"]) > 1 else None,
-        "install_commands": result["install"],
-        "vllm_version": result["vllm_version"],
-        "notes": result["notes"],
-        "request": result["request"],
-    }
-    if not full:  # the same in every file of a tree: in the recipe's document and catalogs
-        for key in SHARED_KEYS:
-            command.pop(key)
-    return {key: value for key, value in command.items()
-            if not (key == "commands" and value is None)}
+def publish(uri: str, kind: str, document: Data, base: str, *, compact: bool = False
+            ) -> Endpoint:
+    """A document of the API at `uri`, as written: versioned, with its schema (`kind`),
+    links relative to it (`vllm_recipes.api_contract.finish`)."""
+    done = finish(document, uri, kind, base)
+    return uri, dumps_compact(done) if compact else dumps(done)
 
 
 class _RecipeApi:
@@ -258,13 +178,21 @@ class _RecipeApi:
 
     def endpoints(self) -> Iterator[Endpoint]:
         for variant_id, tree in self.r.trees.items():
-            doc = self.document(tree) if variant_id == "default" else self.variant_document(tree)
-            yield tree.doc.uri, dumps(doc)
+            if variant_id == "default":
+                yield publish(tree.doc.uri, "recipe", self.document(tree), self.base)
+            else:
+                yield publish(tree.doc.uri, "variant", self.variant_document(tree), self.base)
             for rendering in [*tree.hardware.values(), *tree.strategies.values(),
                               *tree.hw_strategies.values()]:
-                yield rendering.uri, dumps_compact(self.rendering(tree, rendering))
+                yield publish(rendering.uri, _kind(rendering), self.rendering(tree, rendering),
+                              self.base, compact=True)
         for alias in self.r.aliases.values():
-            yield alias.uri, dumps(self.rendering(self.r.trees["default"], alias))
+            yield publish(alias.uri, _kind(alias), self.rendering(self.r.trees["default"], alias),
+                          self.base)
+
+
+def _kind(rendering: Rendering) -> str:
+    return "pointer" if rendering.same_as is not None else "rendering"
 
 
 def opt_in_lists(recipe: Data) -> Data:
@@ -304,52 +232,29 @@ def recipe_endpoints(
     return _RecipeApi(catalog, recipe, guide, renderings, base).endpoints()
 
 
-def model_entries(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Data]:
-    """The recipe's rows of /models.json: itself, then each variant with its own document."""
-    hf_id, meta = renderings.hf_id, recipe["meta"]
-    rows: list[Data] = [{
-        "hf_id": hf_id,
-        "title": meta["title"],
-        "provider": meta["provider"],
-        "url": f"{base}{hf_id}/",
-        "json": f"{base}{hf_id}.json",
-    }]
-    documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
-    documents.update(renderings.aliases)
-    for variant_id, variant in recipe["variants"].items():
-        if variant_id not in documents:
-            continue
-        label = variant.get("label") or variant_id
-        rows.append({
-            "hf_id": variant["model_id"],
-            "title": f"{meta['title']} ({label})",
-            "provider": meta["provider"],
-            "url": f"{base}{variant['model_id']}/",
-            "json": base + documents[variant_id].uri,
-            "recipe": hf_id,
-            "variant": variant_id,
-        })
-    return rows
-
-
 def global_endpoints(
     catalog: Catalog,
     models: list[Data],
     strategy_models: dict[str, dict[str, str]],
     hardware_models: dict[str, dict[str, str]],
+    hardware_rows: dict[str, list[Data]],
     base: str,
 ) -> Iterator[Endpoint]:
-    """The catalog-wide files; `*_models` map an id to {hf_id: rendering path}."""
+    """The catalog-wide files; `*_models` map an id to {hf_id: rendering path};
+    `hardware_rows`: hardware id → its rows of the hardware index (`indexes.py`)."""
     builder_catalog = catalog.builder_catalog()
-    yield "models.json", dumps(models)
-    yield CATALOG_JSON, json.dumps(builder_catalog, ensure_ascii=False, separators=(",", ":"))
+    yield publish("models.json", "models", indexes.models_document(models), base)
+    yield publish("hardware-index.json", "hardware-index",  # ~3,500 rows: compact
+                  indexes.hardware_index(builder_catalog, hardware_rows), base, compact=True)
+    yield publish("taxonomy.json", "taxonomy", indexes.taxonomy(
+        builder_catalog, (catalog.builder_recipe(h) for h in catalog.recipes)), base)
+    yield publish(CATALOG_JSON, "builder-catalog", builder_catalog, base, compact=True)
     strategies = {}
     for sid, strategy in builder_catalog["strategies"].items():
         strategies[sid] = {**strategy, "json": f"{base}strategies/{sid}.json"}
-        yield f"strategies/{sid}.json", dumps(
-            {**strategy, "models": strategy_models.get(sid, {})}
-        )
-    yield "strategies.json", dumps(strategies)
+        yield publish(f"strategies/{sid}.json", "strategy",
+                      {**strategy, "models": strategy_models.get(sid, {})}, base)
+    yield publish("strategies.json", "strategies", {"strategies": strategies}, base)
     hardware = {key: value for key, value in builder_catalog.items() if key != "strategies"}
     hardware["hardware"] = {
         hw_id: {
@@ -359,7 +264,9 @@ def global_endpoints(
         }
         for hw_id, hw in hardware["hardware"].items()
     }
-    yield "hardware.json", dumps(hardware)
+    yield publish("hardware.json", "hardware", hardware, base)
+    for kind, schema in api_schemas.SCHEMAS.items():
+        yield f"{SCHEMA_DIR}/{kind}.json", dumps(api_schemas.published(kind, schema))
     committed = Path(catalog.root) / "schema.json"
     if committed.is_file():
         yield "schema.json", committed.read_text(encoding="utf-8")

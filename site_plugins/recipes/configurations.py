@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from builder.diff.closest_selection import Join, join_configuration
 from builder.diff.published import layout_label
+from vllm_recipes.api_contract import finish
 from vllm_recipes.configurations import ConfigurationSet, publish_set
 from vllm_recipes.loader import Catalog
 
@@ -47,8 +48,9 @@ NOT_JOINED = {
 }
 
 
-def _dumps(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _publish(uri: str, data: Data, base: str) -> Endpoint:
+    text = json.dumps(finish(data, uri, "configurations", base), indent=2, ensure_ascii=False)
+    return uri, text + "\n"
 
 
 @dataclass
@@ -126,10 +128,13 @@ class PublishedConfigurations:
             "configurations": entries,
         }
 
-    def endpoints(self, hf_ids: list[str]) -> Iterator[Endpoint]:
-        yield "configurations.json", _dumps(self._document(self.entries))
+    def endpoints(self, hf_ids: list[str], base: str = "/") -> Iterator[Endpoint]:
+        """The site's and each model's configurations.json (`base`: the site-absolute
+        prefix of the links `join` made; they are written relative to each file)."""
+        yield _publish("configurations.json", self._document(self.entries), base)
         for hf_id in hf_ids:
-            yield f"{hf_id}/configurations.json", _dumps(self._document(self.for_model(hf_id)))
+            uri = f"{hf_id}/configurations.json"
+            yield _publish(uri, self._document(self.for_model(hf_id)), base)
 
     # ------------------------------------------------------------------ catalogue page
 

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from builder.dynamo import targets as dynamo
 from builder.views.dynamo import page_state, url_key
 
-from .api import dumps
+from .api import publish
 
 __all__ = ["HEADING", "SECTION_ID", "deployments_document", "endpoints", "section_html"]
 
@@ -94,4 +94,4 @@ def deployments_document(hf_id: str, data: Data, base: str) -> Data:
 
 
 def endpoints(hf_id: str, data: Data, base: str) -> Iterator[tuple[str, str]]:
-    yield json_uri(hf_id), dumps(deployments_document(hf_id, data, base))
+    yield publish(json_uri(hf_id), "deployments", deployments_document(hf_id, data, base), base)

@@ -8,7 +8,8 @@
     /llms-full.txt       every twin, one after the other
     <head> of a model page: Open Graph and Twitter card metadata, and a schema.org `HowTo`
                          JSON-LD block (install, then serve)
-    sitemap.xml          mkdocs' own, plus the twins and the llms files
+    sitemap.xml          mkdocs' pages, the twins and the llms files, each URL once, dated by
+                         the last change of its source (the recipe, its guide, the doc page)
 
 Every text comes from recipe data and builder results; nothing here makes commands.
 """
@@ -17,21 +18,26 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
+from xml.sax.saxutils import unescape as unescape_xml
 
 from builder.types import Result
 
-__all__ = ["Twin", "extend_sitemap", "head_html", "llms_full", "llms_index", "twin_markdown"]
+__all__ = ["Twin", "head_html", "llms_full", "llms_index", "twin_markdown", "write_sitemap"]
 
 Data = dict[str, Any]
 SITE_NAME = "vLLM Recipes"
 SUMMARY = ("The exact command to serve a model with vLLM on given hardware, with the features "
            "you pick: one Markdown page per model recipe, with its default command and guide.")
+
+
+_LOC = re.compile(r"<loc>([^<]*)</loc>")
 
 
 @dataclass(frozen=True)
@@ -146,15 +152,22 @@ def head_html(recipe: Data, result: Result, *, title: str, page_url: str) -> str
     return html + f'<script type="application/ld+json">{text}</script>'
 
 
-def extend_sitemap(site_dir: Path, urls: Iterable[str]) -> None:
-    """Add `urls` to the sitemap mkdocs wrote (and its .gz copy), before `</urlset>`."""
+def write_sitemap(site_dir: Path, urls: Iterable[str], dates: Mapping[str, str]) -> None:
+    """Rewrite the sitemap mkdocs wrote (and its .gz copy): its pages and `urls`, each URL
+    once, dated by `dates` (URL → `YYYY-MM-DD` of its source's last change) instead of the
+    build's day; a URL with no known date has no `lastmod`."""
     path = site_dir / "sitemap.xml"
     if not path.is_file():
         return
-    text = path.read_text(encoding="utf-8")
-    entries = "".join(f"    <url>\n         <loc>{xml_escape(url)}</loc>\n    </url>\n"
-                      for url in urls)
-    text = text.replace("</urlset>", entries + "</urlset>", 1)
+    listed = [unescape_xml(loc) for loc in _LOC.findall(path.read_text(encoding="utf-8"))]
+    entries = []
+    for url in dict.fromkeys([*listed, *urls]):
+        date = dates.get(url)
+        lastmod = f"\n         <lastmod>{xml_escape(date)}</lastmod>" if date else ""
+        entries.append(f"    <url>\n         <loc>{xml_escape(url)}</loc>{lastmod}\n    </url>\n")
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            + "".join(entries) + "</urlset>\n")
     path.write_text(text, encoding="utf-8")
     with open(site_dir / "sitemap.xml.gz", "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:

@@ -36,9 +36,10 @@ from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
+from vllm_recipes.history import changes, last_changed
 from vllm_recipes.loader import Catalog, load_catalog
 
-from . import api, deployments, machine
+from . import api, deployments, indexes, machine
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
@@ -57,6 +58,7 @@ from .pages import (
     retired_page,
     selection_keys_html,
 )
+from .precompress import precompress_site
 from .renderings import render_recipe
 from .theme_css import drop_switching_rule
 
@@ -138,6 +140,8 @@ class RecipeOutputs:
     """Strategy → the recipe's rendering with it (default hardware)."""
     hardware: dict[str, str] = field(default_factory=dict)
     """Hardware the recipe has a command for → that rendering."""
+    index_rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """(hardware id, row) of the hardware index (`indexes.hardware_rows`)."""
     pages: list[GeneratedPage] = field(default_factory=list)
     twins: list[machine.Twin] = field(default_factory=list)
     """The Markdown twins of its pages (`machine.py`)."""
@@ -178,7 +182,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hf_id,
         endpoints=[] if job.out_dir else endpoints,
         written=written,
-        models=api.model_entries(recipe, renderings, base),
+        models=indexes.model_rows(recipe, renderings, base),
+        index_rows=indexes.hardware_rows(catalog, recipe, renderings, base),
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
@@ -203,7 +208,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     outputs.twins.append(_twin(job, hf_id, title, result, page_url, f"{base}{hf_id}.json"))
     for alias in recipe.get("aliases", ()):
         outputs.pages.append(alias_page(page, alias, hf_id, page_url))
-        outputs.extra.append((f"{alias}.json", api.dumps(api.alias_document(hf_id, alias, base))))
+        outputs.extra.append(api.publish(f"{alias}.json", "alias",
+                                         api.alias_document(hf_id, alias, base), base))
     documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
     documents.update(renderings.aliases)
     for variant_id, variant in recipe["variants"].items():
@@ -233,15 +239,18 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
 def retired_outputs(job: Job, reason: str) -> RecipeOutputs:
     """A retired recipe's outputs: its page, which says why there is no command, and its
-    JSON document (`retired` with the reason); no command, no card, no /models.json row."""
+    JSON document (`retired` with the reason); no command, no card; its /models.json row
+    says it is retired."""
     recipe = job.recipe
     hf_id = recipe["model"]["model_id"]
-    endpoints = [(f"{hf_id}.json", api.dumps(api.retired_document(recipe, job.guide, reason)))]
+    endpoints = [api.publish(f"{hf_id}.json", "retired",
+                             api.retired_document(recipe, job.guide, reason), job.base)]
     written = write_files(Path(job.out_dir), endpoints) if job.out_dir else []
     page = retired_page(job.catalog, recipe, job.guide, reason, base=relative_root(hf_id),
                         nonce=job.nonce)
     return RecipeOutputs(hf_id, endpoints=[] if job.out_dir else endpoints, written=written,
-                         pages=[page], retired=True)
+                         pages=[page], retired=True,
+                         models=[indexes.retired_row(recipe, reason, job.base)])
 
 
 def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
@@ -263,6 +272,18 @@ def _twin(job: Job, model_id: str, title: str, result: Result, page_url: str,
     markdown = machine.twin_markdown(job.recipe, result, job.guide, page_url=page_url,
                                      json_url=json_url, title=title)
     return machine.Twin(model_id, title, meta["provider"], meta["description"], markdown)
+
+
+def feeds(catalog: Catalog, base: str, name: str) -> list[api.Endpoint]:
+    """/feed.json and /feed.xml: the newest changes to recipes, from the git history (each
+    recipe's `date_updated` outside a checkout)."""
+    recipes = catalog.recipes
+    entries = indexes.feed_entries(
+        changes(catalog.root), catalog.paths,
+        {hf_id: r.meta.title for hf_id, r in recipes.items()},
+        {hf_id: str(r.meta.date_updated) for hf_id, r in recipes.items()})
+    return [api.publish("feed.json", "feed", indexes.feed_json(entries, base, name), base),
+            ("feed.xml", indexes.feed_xml(entries, name))]
 
 
 def _worker() -> None:
@@ -316,6 +337,8 @@ class Gathered:
     """Strategy → hf_id → that recipe's rendering with it."""
     by_hardware: dict[str, dict[str, str]] = field(default_factory=dict)
     """Hardware → hf_id → that recipe's rendering on it."""
+    hardware_rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Hardware → its rows of the hardware index, in recipe order."""
     cards: list[BrowseCard] = field(default_factory=list)
     pages: dict[str, GeneratedPage] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
@@ -332,6 +355,8 @@ class Gathered:
             self.by_strategy.setdefault(sid, {})[hf_id] = path
         for hw_id, path in outputs.hardware.items():
             self.by_hardware.setdefault(hw_id, {})[hf_id] = path
+        for hw_id, row in outputs.index_rows:
+            self.hardware_rows.setdefault(hw_id, []).append(row)
         if not outputs.retired:
             self.cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
         for page in outputs.pages:
@@ -373,6 +398,8 @@ class RecipesSite:
         self.site_url = (config.site_url or "/").rstrip("/") + "/"
         self.nonce = memo.nonce
         self.twin_urls: list[str] = []
+        self.docs_dir = Path(config.docs_dir)
+        self.page_sources: dict[str, Path] = {}  # a hand-written page's URL → its source
         self.markdown = GuideMarkdown()
         self.pages: dict[str, GeneratedPage] = {}
         self.written: list[str] = []
@@ -443,18 +470,7 @@ class RecipesSite:
                 self.deployments.get(hf_id), out_dir)
             for hf_id in self.catalog.recipes
         ]
-        keys, done = outputs_of(jobs, self.memo, joins, self.options.workers)
-        gathered = Gathered()
-        for job, key in zip(jobs, keys, strict=True):
-            outputs = done[key]
-            if outputs.error:
-                display = self.catalog.paths[outputs.hf_id].relative_to(
-                    self.catalog.root.parent)
-                raise PluginError(
-                    f"{display}: the default selection does not build: "
-                    f"{outputs.error}"
-                )
-            gathered.add(job, key, outputs)
+        gathered = gather(self.catalog, jobs, self.memo, joins, self.options.workers)
         for uri, content in gathered.files:
             text(uri, content)
         self.written += gathered.written
@@ -474,8 +490,11 @@ class RecipesSite:
         self.twin_urls = [f"{self.site_url}{t.model_id}.md" for t in twins] + [
             f"{self.site_url}llms.txt", f"{self.site_url}llms-full.txt", *variant_urls]
         for uri, content in api.global_endpoints(
-            self.catalog, gathered.models, gathered.by_strategy, gathered.by_hardware, self.base
+            self.catalog, gathered.models, gathered.by_strategy, gathered.by_hardware,
+            gathered.hardware_rows, self.base
         ):
+            text(uri, content)
+        for uri, content in feeds(self.catalog, self.base, config.site_name or "vLLM Recipes"):
             text(uri, content)
         for uri, page in self.pages.items():
             # Reached from the home page's cards, not from the nav. A page's commands are
@@ -486,7 +505,7 @@ class RecipesSite:
                 markdown += f"\n<!-- recipe build {page_keys[uri]} -->\n"
             out.append(self.memo.file(config, uri, markdown, InclusionLevel.NOT_IN_NAV))
         # Published configurations: their JSON and the catalogue page (in the nav).
-        for uri, content in self.published.endpoints(list(self.catalog.recipes)):
+        for uri, content in self.published.endpoints(list(self.catalog.recipes), self.base):
             text(uri, content)
         catalogue = self.published.catalogue_page(self.base, self.nonce)
         self.pages[catalogue.uri] = catalogue
@@ -539,14 +558,20 @@ class RecipesSite:
         return html
 
     def post_build(self, config: MkDocsConfig) -> None:
-        """The Markdown twins and llms files join mkdocs' sitemap; the theme's palette rule
-        that restyles every page twice per load is dropped (`theme_css.py`)."""
-        machine.extend_sitemap(Path(config.site_dir), self.twin_urls)
+        """After mkdocs' last write: the sitemap (each URL once, dated by its source), the
+        theme's palette rule dropped (`theme_css.py`), compressed copies (`precompress.py`)."""
+        dates = sitemap_dates(self.catalog, self.pages, self.page_sources, self.site_url,
+                              self.docs_dir)
+        machine.write_sitemap(Path(config.site_dir), self.twin_urls, dates)
         drop_switching_rule(Path(config.site_dir))
+        packed = precompress_site(Path(config.site_dir), self.options.workers)
+        log.info("wrote .gz and .br copies of %d text files", packed)
 
     def post_page(self, output: str, page: Page) -> str:
         """A generated page's slots filled in the finished HTML (after search indexing);
         every page's Content-Security-Policy (`csp.py`)."""
+        if page.file.abs_src_path:
+            self.page_sources[page.url] = Path(page.file.abs_src_path)
         generated = self.pages.get(page.file.src_uri)
         return self.post_template(generated.fill(output) if generated else output)
 
@@ -557,3 +582,42 @@ class RecipesSite:
     @property
     def watch(self) -> list[str]:
         return [str(self.catalog.root), str(self.builder_dir)]
+
+
+def sitemap_dates(catalog: Catalog, pages: dict[str, GeneratedPage],
+                  page_sources: dict[str, Path], site_url: str, docs_dir: Path
+                  ) -> dict[str, str]:
+    """URL → the day its source last changed: a model page (and its variant pages and
+    Markdown twins) by the newest commit to its recipe or guide, or the recipe's own
+    `date_updated` outside a git checkout; a hand-written page by its doc file's."""
+    changed = last_changed(catalog.root, docs_dir)
+    dates: dict[str, str] = {}
+    for uri, page in pages.items():
+        hf_id = (page.body_of or uri).removesuffix(".md")
+        if hf_id not in catalog.recipes:
+            continue
+        source = catalog.paths[hf_id]
+        date = max((changed[p] for p in (source, source.with_suffix(".md")) if p in changed),
+                   default=str(catalog.recipes[hf_id].meta.date_updated))
+        path = uri.removesuffix(".md")
+        dates[f"{site_url}{path}/"] = dates[f"{site_url}{path}.md"] = date
+    for url, doc in page_sources.items():
+        if doc.resolve() in changed:
+            dates.setdefault(f"{site_url}{url}", changed[doc.resolve()])
+    return dates
+
+
+def gather(catalog: Catalog, jobs: list[Job], memo: BuildMemo, joins: dict[str, Any],
+           workers: int) -> Gathered:
+    """Every recipe's outputs (rendered, or the memo's when unchanged), added up; a recipe
+    whose default selection does not build fails the build with its file."""
+    keys, done = outputs_of(jobs, memo, joins, workers)
+    gathered = Gathered()
+    for job, key in zip(jobs, keys, strict=True):
+        outputs = done[key]
+        if outputs.error:
+            display = catalog.paths[outputs.hf_id].relative_to(catalog.root.parent)
+            raise PluginError(f"{display}: the default selection does not build: "
+                              f"{outputs.error}")
+        gathered.add(job, key, outputs)
+    return gathered

@@ -1,0 +1,491 @@
+"""The JSON API as a versioned contract (issue 36, points 1 and 2): every document carries
+`api_version` and validates against the schema it names; `vllm-recipes --json` has the shape
+of the site's file for the same selection; `command` is what the page copies; links are
+relative and resolve under any sub-path; the indexes answer in one request; the API page's
+examples run."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import posixpath
+import re
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+from urllib.request import Request, urlopen
+from xml.etree import ElementTree
+
+import jsonschema
+import pytest
+
+from builder.commands.build import build
+from site_plugins.recipes import api
+from site_plugins.recipes.indexes import FEED_SIZE, feed_entries
+from site_plugins.recipes.renderings import render_recipe
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, catalog
+from tests.sitebuild import BuiltSite
+from vllm_recipes.api_contract import (
+    API_VERSION,
+    CLI_ONLY,
+    LINK_MAPS,
+    LINKS,
+    SCHEMA_DIR,
+    SITE_ONLY,
+    relative,
+)
+from vllm_recipes.api_schemas import SCHEMAS, published
+from vllm_recipes.cli import main as cli_main
+from vllm_recipes.history import Change, changes
+
+V4 = "deepseek-ai/DeepSeek-V4-Flash"
+MATRIX_RECIPES = (V4, "Qwen/Qwen-Image", "Qwen/Qwen3-8B", "BAAI/bge-m3")
+"""Recipes whose every published selection the CLI comparison covers: single-node,
+multi-node, prefill/decode and KV-store layouts, variants with their own model ids, a
+vLLM-Omni task model, a small chat model and an embedding model."""
+COMPACT_ONLY_LEAVES = {"recommended_command.strategy_spec", "recommended_command.hardware_profile",
+                       "recommended_command.by_hardware", "recommended_command.commands"}
+"""What a per-selection file leaves out that the recipe's document (and the CLI) has."""
+NOT_API = {"schema.json", "serve.json"}
+"""JSON files of the site that are not API documents: the recipe files' JSON Schema (a
+schema, as those under /api/v1/schema/ are) and `npx serve`'s configuration."""
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main([*args, "--json"])
+    assert code == 0, err.getvalue()
+    document: dict[str, Any] = json.loads(out.getvalue())
+    return document
+
+
+@cache
+def validator(kind: str) -> jsonschema.protocols.Validator:
+    schema = published(kind)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@cache
+def recipe_files(hf_id: str) -> dict[str, dict[str, Any]]:
+    """Site path → document of every JSON file of one recipe, made as the build makes them."""
+    catalog_data, recipe = builder_catalog(), builder_recipe(hf_id)
+    renderings = render_recipe(catalog_data, recipe)
+    return {uri: json.loads(text) for uri, text in
+            api.recipe_endpoints(catalog_data, recipe, "guide", renderings, "/")}
+
+
+def join(uri: str, link: str) -> str:
+    """A link of the document at site path `uri`, as a site path."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(uri), link.split("?")[0]
+                                             .split("#")[0])) + ("/" if link.endswith("/") else "")
+
+
+def follow(files: dict[str, dict[str, Any]], uri: str) -> tuple[str, dict[str, Any]]:
+    doc = files[uri]
+    if "same_as" in doc:
+        uri = join(uri, doc["same_as"])
+        doc = files[uri]
+    return uri, doc
+
+
+def differences(site: Any, cli: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted key, "site only" | "cli only" | "differs") for every key where the two
+    differ; lists are compared item by item (same length), values that are equal agree."""
+    if isinstance(site, dict) and isinstance(cli, dict):
+        for key in site.keys() | cli.keys():
+            where = f"{path}.{key}" if path else key
+            if key not in cli:
+                yield where, "site only"
+            elif key not in site:
+                yield where, "cli only"
+            else:
+                yield from differences(site[key], cli[key], where)
+    elif isinstance(site, list) and isinstance(cli, list) and len(site) == len(cli):
+        for a, b in zip(site, cli, strict=True):
+            yield from differences(a, b, f"{path}[]" if path else "[]")
+    elif site != cli:
+        yield path, "differs"
+
+
+def cli_call(doc: dict[str, Any]) -> list[str]:
+    """`vllm-recipes` words for a site document's selection (a variant's files: its id)."""
+    command = doc["recommended_command"]
+    query = dict(command["query"])
+    name = doc["hf_id"]
+    if "recipe" in doc:  # a variant's own model id pins the variant
+        query.pop("variant", None)
+    return [name, *(f"{k}={v}" for k, v in query.items())]
+
+
+# ------------------------------------------------------------------ contract, without a site
+
+
+def test_every_schema_is_a_valid_json_schema() -> None:
+    for kind in SCHEMAS:
+        validator(kind)
+    assert {"recipe", "variant", "rendering", "pointer", "alias", "retired", "models",
+            "hardware-index", "taxonomy", "feed", "cli"} <= set(SCHEMAS)
+
+
+@pytest.mark.parametrize("hf_id", MATRIX_RECIPES)
+def test_cli_json_is_the_static_rendering_of_the_same_selection(hf_id: str) -> None:
+    """Over every published selection of the recipe: `vllm-recipes … --json` and the site's
+    file agree on every key they share; the keys only one of them has are the documented
+    ones (SITE_ONLY, CLI_ONLY, and what a per-selection file leaves out)."""
+    files = recipe_files(hf_id)
+    allowed_site = set(SITE_ONLY)
+    allowed_cli = set(CLI_ONLY) | COMPACT_ONLY_LEAVES | {
+        "recommended_command.commands[].sources"}
+    compared = 0
+    for uri in files:
+        canonical, doc = follow(files, uri)
+        if "recommended_command" not in doc or uri != canonical:
+            continue
+        ours = cli_json(*cli_call(doc))
+        validator("cli").validate(ours)
+        found = dict(differences(doc, ours))
+        differing = {k for k, v in found.items() if v == "differs"}
+        assert not differing, f"{uri}: {sorted(differing)}"
+        site_only = {k for k, v in found.items() if v == "site only"}
+        if uri == f"{hf_id}.json":  # the recipe's document also has the recipe's data
+            site_only -= set(doc) - {"hf_id", "recommended_command"}
+        cli_only = {k for k, v in found.items() if v == "cli only"}
+        assert site_only <= allowed_site, f"{uri}: {sorted(site_only - allowed_site)}"
+        assert cli_only <= allowed_cli, f"{uri}: {sorted(cli_only - allowed_cli)}"
+        compared += 1
+    assert compared >= 4
+
+
+def test_command_is_the_text_the_page_copies_environment_included() -> None:
+    """Issue 36: `jq -r .recommended_command.command` on DeepSeek-V4-Flash's MI355X file lost
+    `VLLM_ROCM_USE_AITER=1`; now it is the serve block's copy text (exports, then command),
+    and argv and env stay structured."""
+    doc = recipe_files(V4)[f"{V4}/hw/mi355x.json"]
+    command = doc["recommended_command"]
+    assert command["command"].splitlines()[:2] == [
+        "export VLLM_ROCM_USE_AITER=1", "export VLLM_USE_RUST_FRONTEND=1"]
+    result = build(builder_catalog(), builder_recipe(V4), {"hardware": "mi355x"})
+    serve = result["commands"][0]
+    assert command["command"] == serve["shell"]
+    assert command["env"] == serve["env"] == {"VLLM_ROCM_USE_AITER": "1",
+                                              "VLLM_USE_RUST_FRONTEND": "1"}
+    for hf_id in MATRIX_RECIPES:
+        for uri, doc in recipe_files(hf_id).items():
+            if "recommended_command" not in doc:
+                continue
+            command = doc["recommended_command"]
+            lines = command["command"].split("\n")
+            exports = [line for line in lines if line.startswith("export ")]
+            assert [shlex.split(line) for line in exports] == [
+                ["export", f"{k}={v}"] for k, v in command["env"].items()], uri
+            rest = "\n".join(lines[len(exports):]).replace("\\\n", " ")
+            assert shlex.split(rest) == command["argv"], uri
+
+
+def test_links_are_relative_to_their_document() -> None:
+    assert relative(f"{V4}.json", f"{V4}/hw/mi355x.json") == "../../DeepSeek-V4-Flash.json"
+    assert relative("Qwen/Qwen3-8B/?hardware=h100#command", "models.json") == (
+        "Qwen/Qwen3-8B/?hardware=h100#command")
+    assert relative("", "Qwen/Qwen3-8B.json") == "../"
+    files = recipe_files(V4)
+    for uri, doc in files.items():
+        assert doc["api_version"] == API_VERSION
+        assert join(uri, doc["$schema"]).startswith(SCHEMA_DIR + "/"), uri
+        for link in links(doc):
+            assert not link.startswith(("/", "http:", "https:")), (uri, link)
+            if link.endswith(".json") and not link.endswith("schema.json"):
+                target = join(uri, link)
+                assert target in files or target.startswith(SCHEMA_DIR) or target == (
+                    f"{V4}.json"), (uri, link)
+
+
+def test_the_reference_links_are_the_same_files_relative() -> None:
+    """What v0 gave as a site-absolute path, v1 gives relative: the same file."""
+    reference = json.loads((ROOT / "tests/data/reference-deepseek-v4-flash.json").read_text())
+    ours = recipe_files(V4)[f"{V4}.json"]["recommended_command"]
+    for key in ("alternatives", "by_hardware"):
+        theirs = reference["recommended_command"][key]
+        assert {k: urljoin(f"/{V4}.json", v) for k, v in ours[key].items()
+                if k in theirs} == theirs
+
+
+def test_history_gives_each_commit_per_file_with_its_date(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "recipes").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    git = partial(subprocess.run, cwd=repo, env=env, check=True, capture_output=True)
+    git(["git", "init", "-q"])
+    for day, (name, subject) in enumerate([("a.yaml", "add a"), ("b.yaml", "add b"),
+                                           ("a.yaml", "tune a")], start=1):
+        path = repo / "recipes" / name
+        path.write_text(f"{path.read_text() if path.exists() else ''}{day}\n")
+        git(["git", "add", "-A"])
+        stamp = f"2026-11-0{day}T12:00:00+00:00"
+        git(["git", "commit", "-qm", subject], env={**env, "GIT_COMMITTER_DATE": stamp,
+                                                   "GIT_AUTHOR_DATE": stamp})
+    found = changes(repo / "recipes")
+    assert [(c.path.name, c.date, c.subject) for c in found] == [
+        ("a.yaml", "2026-11-03T12:00:00+00:00", "tune a"),
+        ("b.yaml", "2026-11-02T12:00:00+00:00", "add b"),
+        ("a.yaml", "2026-11-01T12:00:00+00:00", "add a")]
+    assert all(re.fullmatch(r"[0-9a-f]{40}", c.commit) for c in found)
+    assert changes(tmp_path / "elsewhere") == []  # not a checkout (no such folder either)
+
+
+def test_feed_entries_are_the_newest_changes_or_the_recipes_dates() -> None:
+    paths = {"o/a": Path("/r/o/a.yaml"), "o/b": Path("/r/o/b.yaml")}
+    titles = {"o/a": "A", "o/b": "B"}
+    found = [Change(Path("/r/o/a.md"), "2026-11-03T00:00:00+00:00", "guide", "c3"),
+             Change(Path("/r/o/a.yaml"), "2026-11-03T00:00:00+00:00", "guide", "c3"),
+             Change(Path("/r/o/b.yaml"), "2026-11-02T00:00:00+00:00", "b", "c2"),
+             Change(Path("/r/other.yaml"), "2026-11-04T00:00:00+00:00", "x", "c4")]
+    entries = feed_entries(found, paths, titles, {})
+    assert [(e.hf_id, e.commit) for e in entries] == [("o/a", "c3"), ("o/b", "c2")]
+    fallback = feed_entries([], paths, titles, {"o/a": "2026-10-01", "o/b": "2026-10-02"})
+    assert [(e.hf_id, e.date[:10], e.commit) for e in fallback] == [
+        ("o/b", "2026-10-02", ""), ("o/a", "2026-10-01", "")]
+    many = [Change(Path("/r/o/a.yaml"), f"2026-11-01T00:00:{i:02d}+00:00", "s", f"c{i}")
+            for i in range(60)]
+    assert len(feed_entries(many, paths, titles, {})) == FEED_SIZE
+
+
+# ------------------------------------------------------------------ the built site
+
+
+def site_json(site: BuiltSite) -> list[Path]:
+    return sorted(p for p in site.root.rglob("*.json")
+                  if p.relative_to(site.root).parts[0] not in ("assets", "search")
+                  and not p.relative_to(site.root).as_posix().startswith(SCHEMA_DIR)
+                  and p.relative_to(site.root).as_posix() not in NOT_API)
+
+
+def links(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in LINKS and isinstance(item, str):
+                yield item
+            elif key in LINK_MAPS and isinstance(item, dict):
+                for link in item.values():
+                    if isinstance(link, str):
+                        yield link
+                    else:
+                        yield from links(link)
+            else:
+                yield from links(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from links(item)
+
+
+@pytest.mark.site
+def test_every_json_file_validates_against_the_schema_it_names(built_site: BuiltSite) -> None:
+    kinds: dict[str, int] = {}
+    with_env = 0
+    for path in site_json(built_site):
+        uri = path.relative_to(built_site.root).as_posix()
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        version, schema = ("_api_version", "_schema") if uri == "feed.json" else (
+            "api_version", "$schema")
+        assert doc.get(version) == API_VERSION, uri
+        target = join(uri, doc[schema])
+        kind = posixpath.basename(target).removesuffix(".json")
+        assert target == f"{SCHEMA_DIR}/{kind}.json" and kind in SCHEMAS, uri
+        published_schema = json.loads((built_site.root / target).read_text(encoding="utf-8"))
+        assert published_schema == published(kind), kind
+        errors = sorted(validator(kind).iter_errors(doc), key=lambda e: e.path)
+        assert not errors, f"{uri}: {errors[0].message} at {list(errors[0].path)}"
+        kinds[kind] = kinds.get(kind, 0) + 1
+        command = doc.get("recommended_command")
+        if command:  # the page's copy text: an `export` line per variable of `env` first
+            exports = command["command"].split("\n")[:len(command["env"])]
+            assert [line.partition("=")[0] for line in exports] == [
+                f"export {name}" for name in command["env"]], uri
+            with_env += bool(command["env"])
+    assert set(kinds) == set(SCHEMAS) - {"cli"}, sorted(set(SCHEMAS) - set(kinds))
+    assert with_env > 3000  # (v0 left the environment out of 3,267 of 3,510 files)
+    assert sum(kinds.values()) > 3000
+
+
+@pytest.mark.site
+def test_jq_prints_the_environment_the_page_copies(built_site: BuiltSite) -> None:
+    out = subprocess.run(["jq", "-r", ".recommended_command.command",
+                          str(built_site.root / V4 / "hw/mi355x.json")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "VLLM_ROCM_USE_AITER=1" in out
+
+
+@pytest.fixture(scope="module")
+def sub_path_site(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[str]:
+    """The built site at http://127.0.0.1:PORT/sub/path/, served by Python's http.server."""
+    top = tmp_path_factory.mktemp("hosted")
+    (top / "sub").mkdir()
+    (top / "sub" / "path").symlink_to(built_site.root.resolve(), target_is_directory=True)
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(top)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/sub/path/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _status(url: str) -> int:
+    with urlopen(Request(url, method="HEAD"), timeout=30) as response:
+        return int(response.status)
+
+
+@pytest.mark.site
+def test_every_link_in_every_json_file_resolves_under_a_sub_path(
+        built_site: BuiltSite, sub_path_site: str) -> None:
+    targets: dict[str, str] = {}
+    kinds: set[str] = set()
+    for path in site_json(built_site):
+        uri = path.relative_to(built_site.root).as_posix()
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for key, link in keyed_links(doc):
+            assert not link.startswith("/"), f"{uri}: {key} {link} is site-absolute"
+            if urlsplit(link).scheme:
+                continue  # a page elsewhere (a model card, a source repository)
+            url = urljoin(sub_path_site + uri, link).split("#")[0]
+            assert url.startswith(sub_path_site), f"{uri}: {link} leaves the site"
+            targets.setdefault(url, f"{uri}: {key}")
+            kinds.add(key)
+    feed = ElementTree.parse(built_site.root / "feed.xml").getroot()
+    for link in feed.iter("{http://www.w3.org/2005/Atom}link"):
+        targets.setdefault(urljoin(sub_path_site + "feed.xml", link.attrib["href"]), "feed.xml")
+    assert kinds >= {"$schema", "json", "recipe_json", "url", "page", "same_as",
+                     "alternatives", "by_hardware", "models"}
+    with ThreadPoolExecutor(8) as pool:
+        statuses = dict(zip(targets, pool.map(_status, targets), strict=True))
+    broken = [f"{targets[url]} → {url}" for url, code in statuses.items() if code != 200]
+    assert not broken, broken[:10]
+    assert len(targets) > 3000
+
+
+def keyed_links(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if name in LINKS and isinstance(item, str):
+                yield name, item
+            elif name in LINK_MAPS and isinstance(item, dict):
+                for link in item.values():
+                    if isinstance(link, str):
+                        yield name, link
+                    else:
+                        yield from keyed_links(link)
+            else:
+                yield from keyed_links(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from keyed_links(item)
+
+
+@pytest.mark.site
+def test_models_json_has_the_facets_of_every_model(built_site: BuiltSite) -> None:
+    document = json.loads((built_site.root / "models.json").read_text(encoding="utf-8"))
+    rows = {row["hf_id"]: row for row in document["models"]}
+    assert document["count"] == len(document["models"]) == len(rows)
+    for hf_id, recipe in catalog().recipes.items():
+        row = rows[hf_id]
+        assert row["tasks"] == list(recipe.meta.tasks)
+        assert row["parameters"] == recipe.model.parameter_count
+        assert row["active_parameters"] == recipe.model.active_parameters
+        assert [v["id"] for v in row["variants"]] == list(recipe.variants)
+        assert row["fewest_gpus"] is None  # until the sizing rule lands
+        assert (row["retired"] is not None) == (recipe.retired is not None)
+        assert (row["hardware"] == []) == (recipe.retired is not None)
+    assert rows[V4]["parameters_b"] == 284 and rows[V4]["active_parameters_b"] == 13
+    assert "nvfp4" in rows["nvidia/DeepSeek-V4-Flash-NVFP4"]["precisions"]
+    assert "BAAI/bge-m3" in [h for h, r in rows.items() if "embedding" in r["tasks"]]
+    recipes = [r for r in document["models"] if "recipe" not in r]
+    assert document["facets"]["hardware"]["h100"] == sum("h100" in r["hardware"]
+                                                         for r in recipes)
+
+
+@pytest.mark.site
+def test_which_models_run_on_one_h100_is_one_request(built_site: BuiltSite) -> None:
+    index = json.loads((built_site.root / "hardware-index.json").read_text(encoding="utf-8"))
+    assert list(index["hardware"]) == list(builder_catalog()["hardware"])
+    one = [row for row in index["hardware"]["h100"]["models"] if row["gpus"] == 1]
+    assert one and {"Qwen/Qwen3-8B"} <= {row["recipe"] for row in one}
+    for row in one[:20]:  # the row's file holds the command it describes: one GPU
+        target = join("hardware-index.json", row["json"])
+        command = json.loads((built_site.root / target).read_text())["recommended_command"]
+        assert command["hardware"] == "h100" and command["variant"] == row["variant"]
+        assert "--tensor-parallel-size" not in command["argv"] or command["argv"][
+            command["argv"].index("--tensor-parallel-size") + 1] == "1"
+
+
+@pytest.mark.site
+def test_the_feeds_hold_the_newest_recipe_changes_with_real_dates(built_site: BuiltSite) -> None:
+    feed = json.loads((built_site.root / "feed.json").read_text(encoding="utf-8"))
+    items = feed["items"]
+    assert len(items) == FEED_SIZE
+    dates = [item["date_published"] for item in items]
+    assert dates == sorted(dates, reverse=True)
+    newest = changes(ROOT / "recipes")[0]
+    assert dates[0] == newest.date  # from git, not the build's day
+    atom = ElementTree.parse(built_site.root / "feed.xml").getroot()
+    ns = "{http://www.w3.org/2005/Atom}"
+    entries = atom.findall(f"{ns}entry")
+    assert [e.find(f"{ns}id").text for e in entries] == [item["id"] for item in items]
+    assert atom.find(f"{ns}updated").text == dates[0]
+
+
+@pytest.mark.site
+def test_taxonomy_has_every_vocabulary(built_site: BuiltSite) -> None:
+    taxonomy = json.loads((built_site.root / "taxonomy.json").read_text(encoding="utf-8"))
+    data = builder_catalog()
+    assert list(taxonomy["hardware"]) == list(data["hardware"])
+    assert list(taxonomy["strategies"]) == list(data["strategies"])
+    features = {fid for hf_id in catalog().recipes
+                for fid in builder_recipe(hf_id).get("features", {})}
+    assert set(taxonomy["features"]) == features
+
+
+# ------------------------------------------------------------------ the API page's examples
+
+
+def api_examples() -> dict[str, str]:
+    """kind → the shell example under its `<!-- api-example: KIND -->` mark on docs/api.md."""
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    found = re.findall(r"<!-- api-example: ([\w-]+) -->\s*```bash\n(.*?)```", text, re.S)
+    examples = dict(found)
+    assert len(examples) == len(found), "an endpoint with two examples"
+    return examples
+
+
+def test_the_api_page_has_one_example_per_endpoint() -> None:
+    assert set(api_examples()) == set(SCHEMAS)
+
+
+@pytest.mark.site
+def test_every_example_on_the_api_page_runs(sub_path_site: str) -> None:
+    env = {**os.environ, "SITE": sub_path_site,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for kind, example in api_examples().items():
+        run = subprocess.run(["bash", "-euo", "pipefail", "-c", example], env=env, cwd=ROOT,
+                             capture_output=True, text=True, check=False, timeout=120)
+        assert run.returncode == 0, f"{kind}: {run.stderr}"
+        assert run.stdout.strip(), f"{kind}: printed nothing"
+        assert "null" not in run.stdout.split(), f"{kind}: {run.stdout}"

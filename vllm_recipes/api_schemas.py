@@ -1,0 +1,252 @@
+"""The JSON Schema of every kind of document the JSON API publishes: the one place they are
+written. The site publishes each at `/api/v1/schema/<kind>.json` (`published`); every
+document names its own in `$schema` (`api_contract.finish`), and the tests validate every
+JSON file of a build, and `vllm-recipes --json`, against them.
+
+Strict where a script reads (`additionalProperties: false`), with these exceptions, each
+said in its schema's description: a recipe's document carries the recipe's own fields
+(described by /schema.json), the builder's catalog and the profiles in /strategies.json and
+/hardware.json carry the catalog's fields, and a command block may gain fields. Two keys that
+other work adds are declared here already, optional: `fit` (the sizing rule's answer, in
+`recommended_command` and in the index rows) and `example_requests` (a request per task,
+in `recommended_command`). `fewest_gpus` in /models.json is null until the sizing rule lands.
+
+Standard library only (no I/O): the installed command line imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .api_contract import API_VERSION
+
+__all__ = ["SCHEMAS", "published"]
+
+Schema = dict[str, Any]
+
+_STR: Schema = {"type": "string"}
+_INT: Schema = {"type": "integer"}
+_LINK: Schema = {"type": "string", "format": "uri-reference",
+                 "description": "a link relative to this document"}
+_LINKS: Schema = {"type": "object", "additionalProperties": {"$ref": "#/$defs/link"}}
+_STRINGS: Schema = {"type": "array", "items": _STR}
+_STR_MAP: Schema = {"type": "object", "additionalProperties": _STR}
+_OBJ: Schema = {"type": "object"}
+_NULL_STR: Schema = {"type": ["string", "null"]}
+_NUM_OR_NULL: Schema = {"type": ["number", "null"]}
+
+
+def _strict(properties: Schema, required: list[str] | None = None, **more: Any) -> Schema:
+    """An object with exactly these keys (`required`: all of them when None)."""
+    return {"type": "object", "properties": properties,
+            "required": list(properties) if required is None else required,
+            "additionalProperties": False, **more}
+
+
+_HEAD = {"api_version": {"const": API_VERSION}, "$schema": {"$ref": "#/$defs/link"}}
+
+_BLOCK = {
+    "type": "object",
+    "description": "one command of the answer (a node, a pool, a router ...); may gain fields",
+    "properties": {
+        "role": _STR, "label": _STR, "argv": _STRINGS, "env": _STR_MAP, "text": _STR,
+        "shell": _STR, "docker_argv": {"type": ["array", "null"], "items": _STR},
+        "docker_text": _NULL_STR, "port": {"type": ["integer", "null"]}, "sources": _OBJ,
+    },
+    "required": ["role", "label", "argv", "env", "text", "shell", "docker_argv",
+                 "docker_text", "port"],
+}
+
+_COMMAND_PROPERTIES: Schema = {
+    "selection": {"type": "object", "required": ["hardware", "variant", "strategy", "nodes",
+                                                 "frontend", "install"],
+                  "properties": {"nodes": _INT}},
+    "hardware": _STR, "strategy": _STR, "variant": _STR,
+    "node_count": {"type": "integer", "minimum": 1},
+    "deploy_type": _STR,
+    "env": _STR_MAP,
+    "docker_image": _STR,
+    "command": {"type": "string", "description": "what the page's Copy copies: the `export` "
+                "lines of `env`, then the command"},
+    "argv": _STRINGS,
+    "docker_command": _NULL_STR,
+    "docker_argv": {"type": ["array", "null"], "items": _STR},
+    "strategy_spec": _OBJ,
+    "hardware_profile": _strict({
+        "brand": _STR, "generation": _STR, "compute_arch": _STR, "display_name": _STR,
+        "description": _STR, "gpu_count": _INT, "vram_gb": {"type": "number"},
+        "multi_node": {"type": "boolean"}}),
+    "alternatives": {"$ref": "#/$defs/links"},
+    "by_hardware": {"$ref": "#/$defs/links"},
+    "model_id": _STR, "frontend": _STR, "install": _STR,
+    "features": _STR_MAP,
+    "query": _STR_MAP,
+    "page": {"$ref": "#/$defs/link"},
+    "summary": _STR,
+    "commands": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/block"}},
+    "install_commands": {"type": "object", "required": ["pip", "docker"]},
+    "vllm_version": _STR,
+    "notes": {"type": "array", "items": _strict(
+        {"title": _STR, "body": _STR,
+         "link": _strict({"label": _STR, "href": {
+             "type": "string", "description": "a section of the model page (#anchor)"}})},
+        ["title", "body"])},
+    "request": {"type": ["object", "null"]},
+    "unavailable": {"type": "object", "additionalProperties": _STR_MAP},
+    "copy_text": _STR,
+    "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
+    "example_requests": {"description": "a request per task (added by the requests work)"},
+}
+_COMPACT = ["selection", "hardware", "strategy", "variant", "node_count", "deploy_type", "env",
+            "docker_image", "command", "argv", "docker_command", "docker_argv", "alternatives",
+            "model_id", "frontend", "install", "features", "query", "page", "summary",
+            "install_commands", "vllm_version", "notes", "request"]
+_FULL = [*_COMPACT, "strategy_spec", "hardware_profile", "by_hardware", "commands"]
+_CLI = [key for key in _FULL if key not in ("alternatives", "by_hardware", "page")] + [
+    "unavailable", "copy_text"]
+
+
+def _command(required: list[str]) -> Schema:
+    return _strict(_COMMAND_PROPERTIES, required)
+
+
+_MODEL_ROW = _strict({
+    "hf_id": _STR, "title": _STR, "provider": _STR, "tasks": _STRINGS,
+    "parameters": _NULL_STR, "parameters_b": _NUM_OR_NULL,
+    "active_parameters": _NULL_STR, "active_parameters_b": _NUM_OR_NULL,
+    "architecture": _NULL_STR, "context_length": {"type": ["integer", "null"]},
+    "date_added": _NULL_STR, "date_updated": _NULL_STR,
+    "variants": {"type": "array", "items": _strict({
+        "id": _STR, "label": _STR, "precision": _NULL_STR, "model_id": _NULL_STR})},
+    "precisions": _STRINGS,
+    "hardware": _STRINGS,
+    "fewest_gpus": {"description": "null until the sizing rule lands"},
+    "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
+    "retired": {"type": ["object", "null"], "required": ["reason"]},
+    "url": {"$ref": "#/$defs/link"}, "json": {"$ref": "#/$defs/link"},
+    "recipe": _STR, "variant": _STR,
+}, ["hf_id", "title", "provider", "tasks", "parameters", "parameters_b", "active_parameters",
+    "active_parameters_b", "variants", "precisions", "hardware", "fewest_gpus", "retired",
+    "url", "json"])
+
+_INDEX_ROW = _strict({
+    "recipe": _STR, "variant": _STR, "model_id": _STR, "precision": _NULL_STR,
+    "strategy": _STR, "nodes": {"type": "integer", "minimum": 1},
+    "gpus": {"type": ["integer", "null"], "minimum": 1,
+             "description": "GPUs the one `vllm serve` takes; null for several servers"},
+    "summary": _STR, "json": {"$ref": "#/$defs/link"}, "page": {"$ref": "#/$defs/link"},
+    "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
+}, ["recipe", "variant", "model_id", "precision", "strategy", "nodes", "gpus", "summary",
+    "json", "page"])
+
+SCHEMAS: dict[str, Schema] = {
+    "recipe": {
+        "description": "/<hf_id>.json: a recipe's document; besides these keys, the recipe's "
+                       "own fields (model, variants, features, ...: see /schema.json)",
+        "type": "object",
+        "properties": {**_HEAD, "hf_id": _STR, "meta": _OBJ, "model": _OBJ, "variants": _OBJ,
+                       "guide": _STR, "opt_in_features": _STRINGS,
+                       "recommended_command": _command(_FULL)},
+        "required": [*_HEAD, "hf_id", "meta", "recommended_command", "model", "variants",
+                     "guide", "opt_in_features"],
+    },
+    "variant": {"description": "/<variant_model_id>.json: a variant with its own model id",
+                **_strict({**_HEAD, "hf_id": _STR, "recipe": _STR, "variant": _STR,
+                           "title": _STR, "recipe_json": {"$ref": "#/$defs/link"},
+                           "recommended_command": _command(_FULL)})},
+    "rendering": {"description": "/<id>/hw/<hw>.json, /<id>/strategies/<s>.json, "
+                                 "/<id>/hw/<hw>/strategies/<s>.json: one selection's answer",
+                  **_strict({**_HEAD, "hf_id": _STR, "recipe": _STR, "variant": _STR,
+                             "recipe_json": {"$ref": "#/$defs/link"},
+                             "recommended_command": _command(_COMPACT)},
+                            [*_HEAD, "hf_id", "recipe_json", "recommended_command"])},
+    "pointer": {"description": "a per-selection file whose answer another file holds: fetch "
+                               "`same_as`",
+                **_strict({**_HEAD, "hf_id": _STR, "query": _STR_MAP,
+                           "same_as": {"$ref": "#/$defs/link"}, "vllm_version": _STR})},
+    "alias": {"description": "/<old id>.json: where a recipe is now",
+              **_strict({**_HEAD, "hf_id": _STR, "alias_of": _STR,
+                         "recipe_json": {"$ref": "#/$defs/link"}, "notice": _STR})},
+    "retired": {"description": "/<hf_id>.json of a retired recipe: no command, and why",
+                **_strict({**_HEAD, "hf_id": _STR, "meta": _OBJ,
+                           "retired": {"type": "object", "required": ["reason"]},
+                           "model": _OBJ, "guide": _STR})},
+    "cli": {"description": "what `vllm-recipes MODEL_ID ... --json` prints: a recipe's or "
+                           "variant's answer for the selection, complete, without links",
+            **_strict({"api_version": {"const": API_VERSION}, "hf_id": _STR, "recipe": _STR,
+                       "variant": _STR, "recommended_command": _command(_CLI)},
+                      ["api_version", "hf_id", "recommended_command"])},
+    "models": {"description": "/models.json: every model id, with facets, and their counts",
+               **_strict({**_HEAD, "count": _INT,
+                          "facets": _strict({k: {"type": "object",
+                                                 "additionalProperties": _INT}
+                                             for k in ("tasks", "precisions", "hardware",
+                                                       "provider")}),
+                          "models": {"type": "array", "items": _MODEL_ROW}})},
+    "hardware-index": {
+        "description": "/hardware-index.json: each hardware id, the models and variants "
+                       "that run there",
+        **_strict({**_HEAD, "hardware": {"type": "object", "additionalProperties": _strict({
+            "display_name": _STR, "brand": _STR, "generation": _STR, "gpu_count": _INT,
+            "memory_gb": {"type": "number"},
+            "models": {"type": "array", "items": _INDEX_ROW}})}})},
+    "taxonomy": {"description": "/taxonomy.json: the vocabularies of the choices",
+                 **_strict({**_HEAD, **{k: _OBJ for k in (
+                     "brands", "generations", "hardware", "strategies", "features", "tasks",
+                     "precisions")}})},
+    "feed": {"description": "/feed.json: a JSON Feed 1.1 of recipe changes (our keys start "
+                            "with _)",
+             **_strict({"_api_version": {"const": API_VERSION},
+                        "_schema": {"$ref": "#/$defs/link"},
+                        "version": {"const": "https://jsonfeed.org/version/1.1"},
+                        "title": _STR, "home_page_url": {"$ref": "#/$defs/link"},
+                        "feed_url": {"$ref": "#/$defs/link"},
+                        "items": {"type": "array", "maxItems": 50, "items": _strict({
+                            "id": _STR, "url": {"$ref": "#/$defs/link"}, "title": _STR,
+                            "content_text": _STR, "date_published": {
+                                "type": "string", "format": "date-time"},
+                            "date_modified": {"type": "string", "format": "date-time"},
+                            "_recipe": _strict({"hf_id": _STR,
+                                                "json": {"$ref": "#/$defs/link"},
+                                                "commit": _NULL_STR})})}})},
+    "builder-catalog": {"description": "/builder-catalog.json: the catalog the builder takes "
+                                       "(the page loads it); its fields are the builder's",
+                        "type": "object", "properties": dict(_HEAD),
+                        "required": [*_HEAD, "brands", "generations", "hardware",
+                                     "strategies"]},
+    "strategies": {"description": "/strategies.json: the serving strategies",
+                   **_strict({**_HEAD, "strategies": {
+                       "type": "object", "additionalProperties": {
+                           "type": "object", "required": ["name", "deploy_type", "json"],
+                           "properties": {"json": {"$ref": "#/$defs/link"}}}}})},
+    "strategy": {"description": "/strategies/<s>.json: a strategy's profile and the models "
+                                "that offer it",
+                 "type": "object", "properties": {**_HEAD, "models": {"$ref": "#/$defs/links"}},
+                 "required": [*_HEAD, "name", "deploy_type", "models"]},
+    "hardware": {"description": "/hardware.json: brands, generations and hardware profiles, "
+                                "and which models run on each",
+                 **_strict({**_HEAD, "brands": _OBJ, "generations": _OBJ, "hardware": {
+                     "type": "object", "additionalProperties": {
+                         "type": "object", "required": ["display_name", "vram_gb", "models"],
+                         "properties": {"models": {"$ref": "#/$defs/links"}}}}})},
+    "deployments": {"description": "/<hf_id>/deployments.json: NVIDIA Dynamo targets",
+                    **_strict({**_HEAD, "hf_id": _STR, "page": {"$ref": "#/$defs/link"},
+                               "default": _OBJ, "recommended": {"type": ["object", "null"]},
+                               "targets": {"type": "array", "items": _OBJ},
+                               "performance": _OBJ, "settings": {}, "data": _OBJ})},
+    "configurations": {"description": "/configurations.json, /<hf_id>/configurations.json: "
+                                      "published serving configurations",
+                       **_strict({**_HEAD, "count": _INT, "sources": {"type": "array"},
+                                  "featured_categories": _OBJ, "systems": _OBJ,
+                                  "configurations": {"type": "array", "items": _OBJ}})},
+}
+"""Kind → schema (without the shared `$defs`, which `published` adds)."""
+
+_DEFS: Schema = {"link": _LINK, "links": _LINKS, "block": _BLOCK}
+
+
+def published(kind: str, schema: Schema | None = None) -> Schema:
+    """The schema of `kind` as a standalone JSON Schema document (draft 2020-12)."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": f"vLLM Recipes API v{API_VERSION}: {kind}",
+            **(schema if schema is not None else SCHEMAS[kind]), "$defs": _DEFS}
