@@ -3,9 +3,10 @@
 1. wait for `GET /health` to answer 200 (up to `--timeout` seconds: a model takes a while to
    load);
 2. `GET /v1/models`: the ids it serves (`--model` picks one, else the first);
-3. one small request of the kind the model's recipe serves (builder/deployment/smoke.py: a chat
-   completion, an embedding, a transcription of a second of silence, a vLLM-Omni task's
-   request); a model the catalogue does not have is asked for a chat completion.
+3. one small request of the kind the model's recipe serves: the request its page shows
+   (builder/commands/requests.py through builder/deployment/smoke.py: a chat completion, a
+   completion, an embedding, a rerank, a transcription of a second of silence, a vLLM-Omni
+   task's request); a model the catalogue does not have is asked for a chat completion.
 
 Each step prints one line with its timing, then PASS or FAIL. Exit status 0 when every step
 passed, 1 when one failed, 2 for a usage error. Standard library only.
@@ -98,12 +99,13 @@ def _checked(request: SmokeRequest, status: int, body: bytes) -> str:
     """What the answer shows, for people; Failed when it is not an answer of its kind."""
     what = f"POST {request['path']}"
     kind = request["kind"]
-    if kind == "chat":
+    if kind in ("chat", "completion"):
         choices = _json(status, body, what).get("choices") or []
         if not choices:
             raise Failed(f"{what}: no choices in the answer")
         message = choices[0].get("message") or {}
-        text = message.get("content") or message.get("reasoning_content") or ""
+        text = (message.get("content") or message.get("reasoning")
+                or message.get("reasoning_content") or choices[0].get("text") or "")
         return json.dumps(text.strip()[:60], ensure_ascii=False)
     if kind == "embedding":
         data = _json(status, body, what).get("data") or []
@@ -119,7 +121,8 @@ def _checked(request: SmokeRequest, status: int, body: bytes) -> str:
     if status != 200 or not body:
         raise Failed(f"{what} answered HTTP {status} with {len(body)} bytes")
     if body[:1] == b"{":
-        data = _json(status, body, what).get("data") or []
+        answer = _json(status, body, what)
+        data = answer.get("data") or answer.get("results") or []  # results: a rerank
         if not data:
             raise Failed(f"{what}: no data in the answer")
         return f"{len(data)} result{'s' if len(data) != 1 else ''}"
