@@ -42,7 +42,8 @@ def curl_text(url: str, body: dict[str, Any] | None, form: dict[str, Any] | None
 
 def _lit(value: Any, indent: int = 0, *, python: bool = True) -> str:
     """`value` (JSON data) as a Python literal (`python`, else as JSON), one item per line
-    when it is long."""
+    when it is long (indented by 4 in Python, 2 in JSON)."""
+    step = 4 if python else 2
     if isinstance(value, bool) or value is None:
         return repr(value) if python else json.dumps(value)
     if isinstance(value, (int, float)):
@@ -50,15 +51,15 @@ def _lit(value: Any, indent: int = 0, *, python: bool = True) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict):
-        items = [f"{_lit(k)}: {_lit(v, indent + 4, python=python)}" for k, v in value.items()]
+        items = [f"{_lit(k)}: {_lit(v, indent + step, python=python)}" for k, v in value.items()]
         ends = "{}"
     else:
-        items = [_lit(v, indent + 4, python=python) for v in value]
+        items = [_lit(v, indent + step, python=python) for v in value]
         ends = "[]"
     inline = ends[0] + ", ".join(items) + ends[1]
     if indent + len(inline) <= WIDTH and "\n" not in inline:
         return inline
-    pad = " " * (indent + 4)
+    pad = " " * (indent + step)
     comma = "," if python else ""  # JSON has no trailing comma
     return (ends[0] + "\n" + ",\n".join(pad + item for item in items) + comma + "\n"
             + " " * indent + ends[1])

@@ -39,9 +39,7 @@ WEATHER_TOOL: Data = {
     "type": "function",
     "function": {
         "name": "get_weather",
-        "description": "The current weather in a city",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                       "required": ["city"]},
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
     },
 }
 AUTO_TOOLS, REASONING = "--enable-auto-tool-choice", "--reasoning-parser"
