@@ -12,6 +12,7 @@ import itertools
 import json
 import shlex
 import subprocess
+import sys
 import threading
 import urllib.request
 import uuid
@@ -30,6 +31,7 @@ from builder.errors import SelectionError
 from builder.types import ExampleRequest, Result
 from builder.views.widget import page_state
 from builder.vocabulary import OMNI_KINDS
+from site_plugins.recipes.api import recommended_command
 from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
 from tests.vllm_parser.envs import PYTHONS
 
@@ -332,3 +334,16 @@ def test_the_page_shows_the_example_once_below_the_command() -> None:
     # the Python script sits in a closed disclosure
     assert '<details class="rb-request-python"><summary>' in html
     assert example["curl"].split("\n")[0] in html
+
+
+def test_every_json_rendering_carries_the_examples() -> None:
+    catalog, recipe = builder_catalog(), builder_recipe("openai/whisper-large-v3-turbo")
+    result = build(catalog, recipe, {"hardware": "h100"})
+    out = subprocess.run([sys.executable, "-m", "vllm_recipes", "openai/whisper-large-v3-turbo",
+                          "hardware=h100", "--json"], capture_output=True, text=True, check=True,
+                         timeout=120)
+    assert json.loads(out.stdout)["example_requests"] == result["example_requests"]
+    static = recommended_command(catalog, recipe, result, query={"hardware": "h100"},
+                                 alternatives={}, by_hardware={}, page="", full=False)
+    assert static["example_requests"] == result["example_requests"]
+    assert result["example_requests"][0]["kind"] == "transcription"
