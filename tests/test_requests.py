@@ -211,8 +211,9 @@ def _curl(text: str) -> tuple[str, Data | None, dict[str, str] | None]:
     words = shlex.split(text)
     if "|" in words:
         words = words[:words.index("|")]
-    assert words[:3] == ["curl", "-X", "POST"], words
-    url, body, form = words[3], None, None
+    assert words[0] == "curl" and words[words.index("-X") + 1] == "POST", words
+    url = next(word for word in words if word.startswith("http://"))
+    body, form = None, None
     for flag, value in itertools.pairwise(words):
         if flag == "-d":
             body = json.loads(value)
@@ -229,7 +230,7 @@ def test_every_example_has_the_shape_of_its_endpoint(stub: Stub) -> None:
         assert len(examples) == 1, what
         example = examples[0]
         model, port, _ = served_at(result["commands"])
-        if example["path"] is None:  # the recipe's own curl (vLLM-Omni tasks only)
+        if example["path"] is None:  # a recipe's own curl that is not one plain curl
             assert result["request"] and example["curl"] == result["request"]["text"], what
             continue
         assert example["url"] == f"http://localhost:{port}{example['path']}", what
@@ -245,8 +246,8 @@ def test_every_example_has_the_shape_of_its_endpoint(stub: Stub) -> None:
         _send(stub, example)
         sent[example["kind"]] = sent.get(example["kind"], 0) + 1
     assert not stub.problems, stub.problems[:5]
-    # One example of each kind at least; every TTS recipe gives its own curl.
-    kinds = set(REQUEST_KINDS) | set(OMNI_KINDS) - {"tts"}
+    # One example of each kind at least.
+    kinds = set(REQUEST_KINDS) | set(OMNI_KINDS)
     assert set(sent) == kinds, kinds ^ set(sent)
     assert len(stub.asked) == sum(sent.values())
 
@@ -284,7 +285,7 @@ KINDS = {"chat": "Qwen/Qwen3-8B", "completion": "LiquidAI/LFM2.5-1.2B-Base",
          "embedding": "Qwen/Qwen3-Embedding-8B", "rerank": "jinaai/jina-reranker-m0",
          "transcription": "openai/whisper-large-v3-turbo", "t2i": "Qwen/Qwen-Image",
          "i2v": ("Wan-AI/Wan2.2-T2V-A14B-Diffusers", {"task": "i2v"}),
-         "t2v": "Wan-AI/Wan2.2-T2V-A14B-Diffusers",
+         "t2v": "Wan-AI/Wan2.2-T2V-A14B-Diffusers", "tts": "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice",
          "t2a": "stabilityai/stable-audio-open-1.0"}
 """One recipe per request kind whose Python script is run."""
 

@@ -202,6 +202,9 @@ def test_verify_a_chat_model(server: tuple[str, Stub]) -> None:
      (200, {"results": [{"index": 0, "relevance_score": 0.9}]}), "rerank         ok"),
     ("LiquidAI/LFM2.5-1.2B-Base", "/v1/completions",
      (200, {"choices": [{"text": " fast."}]}), "completion     ok"),
+    # a recipe's own request, one plain curl: sent as the page shows it
+    ("Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "/v1/audio/speech", (200, b"RIFF....WAVE"),
+     "tts            ok"),
 ])
 def test_verify_sends_the_request_of_the_recipe_s_kind(server: tuple[str, Stub], model: str,
                                                        path: str, answer: tuple[int, Any],

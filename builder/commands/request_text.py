@@ -9,7 +9,7 @@ import json
 import shlex
 from typing import Any
 
-__all__ = ["curl_text", "python_text"]
+__all__ = ["curl_text", "python_text", "read_curl"]
 
 WIDTH = 88
 """A Python literal longer than this is written one item per line."""
@@ -38,6 +38,49 @@ def curl_text(url: str, body: dict[str, Any] | None, form: dict[str, Any] | None
     elif output:
         lines.append(f"--output {output}")
     return " \\\n  ".join(lines) + tail
+
+
+QUIET = ("-s", "-S", "-sS", "--silent", "--show-error", "--fail-with-body", "-X", "POST")
+"""curl words that do not change what is sent."""
+
+
+def read_curl(text: str) -> tuple[str, dict[str, Any] | None, dict[str, str] | None,
+                                  str | None] | None:
+    """(URL, JSON body, form fields, output file) of a recipe's own request when it is one
+    plain `curl` (no shell variables, pipes or other commands); None otherwise."""
+    if "$" in text or "|" in text or "`" in text or not text.startswith("curl "):
+        return None
+    try:
+        words = shlex.split(text.replace("\\\n", " "))
+    except ValueError:
+        return None
+    url = output = None
+    body: dict[str, Any] | None = None
+    form: dict[str, str] | None = None
+    rest = iter(words[1:])
+    for word in rest:
+        if word in QUIET:
+            continue
+        if word.startswith("http://") and url is None:
+            url = word
+        elif word == "-H":
+            if next(rest, "").split(":")[0].strip().lower() not in ("content-type", "accept"):
+                return None
+        elif word in ("-d", "--data", "--data-raw"):
+            try:
+                body = json.loads(next(rest, ""))
+            except ValueError:
+                return None
+        elif word == "-F":
+            name, _, value = next(rest, "").partition("=")
+            form = {**(form or {}), name: value}
+        elif word in ("-o", "--output"):
+            output = next(rest, None)
+        else:
+            return None
+    if url is None or (body is None) == (form is None) or not isinstance(body or {}, dict):
+        return None
+    return url, body, form, output
 
 
 def _lit(value: Any, indent: int = 0, *, python: bool = True) -> str:

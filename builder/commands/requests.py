@@ -20,13 +20,14 @@ extras: a `tools` array with `tool_choice: "auto"` when the server has
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from ..types import Command, Data, ExampleRequest
 from ..vocabulary import COMPANIONS, OMNI_KINDS, SERVE_PORT
 from .omni import request_parts, with_model
-from .request_text import curl_text, python_text
+from .request_text import curl_text, python_text, read_curl
 
 __all__ = ["REQUEST_KINDS", "RequestKind", "base_request", "example_requests", "request_kind",
            "served_at"]
@@ -137,8 +138,19 @@ def _omni(task: Data, model: str, port: int) -> ExampleRequest:
     given: Data = task.get("request") or {}
     label = task.get("label") or kind.label
     if given.get("curl"):
-        return _request(task["kind"], label, None, None, None, "", None, port,
-                        curl=given["curl"].strip())
+        curl = given["curl"].strip()
+        read = read_curl(curl)
+        if read is None:  # more than one plain curl: shown as it is
+            return _request(task["kind"], label, None, None, None, "", None, port, curl=curl)
+        url, body, form, output = read
+        path = "/" + url.split("/", 3)[3] if url.count("/") >= 3 else "/"
+        base = url.removesuffix(path)
+        binary = body is None or "b64_json" not in json.dumps(body)
+        return {"kind": task["kind"], "label": label, "method": "POST", "path": path,
+                "url": url, "json": body, "form": form,
+                "answer": OMNI_ANSWERS["binary" if binary else "json"], "curl": curl,
+                "python": python_text(base + "/v1", path, body, form, None, output=output,
+                                      binary=binary)}
     path, form, body = request_parts(task)
     output = given.get("output", kind.output)
     binary = not kind.decode

@@ -3,8 +3,8 @@
 It is the request the model page shows for the recipe's task (`commands.requests`, the one
 registry), without the extras the page adds for flags `verify` cannot see (tools): a chat
 completion, a completion, an embedding, a rerank, a transcription of a short audio file, or a
-vLLM-Omni task's request. A task that takes files other than the audio, or whose request is a
-whole `curl` of the recipe's own, has no small request.
+vLLM-Omni task's JSON request (the recipe's own curl when it is one plain curl). A task that
+takes a form (image edits, videos), or whose own request is more than one plain curl, has none.
 """
 
 from __future__ import annotations
@@ -47,12 +47,11 @@ def smoke_request(recipe: Data | None, served: str) -> SmokeRequest:
                              "path": example["path"], "json": example["json"], "form": None,
                              "reason": None}
     if example["path"] is None:
-        return {**request, "reason": f"{example['label']} is tried with its own curl"}
+        return {**request, "reason": f"{example['label']} is tried with the recipe's own commands"}
     form = example["form"]
     if form is not None:
-        files = [name for name, value in form.items() if value.startswith("@")]
-        if files != ["file"] or example["kind"] != "transcription":
+        if example["kind"] != "transcription":  # image edits and videos: not small
             return {**request, "path": None,
-                    "reason": f"{example['label']} takes a form with files, not a small request"}
+                    "reason": f"{example['label']} takes a form, not a small request"}
         request["form"] = {name: value for name, value in form.items() if name != "file"}
     return request
