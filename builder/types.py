@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-__all__ = ["Command", "Dependency", "InstallChoice", "Note", "OptionSource", "Origin", "Request",
+__all__ = ["Command", "Dependency", "ExampleRequest", "InstallChoice", "Note", "OptionSource",
+           "Origin", "Request",
            "Result"]
 
 # Recipe and catalog data arrive as the JSON endpoints publish them: plain dicts.
@@ -97,6 +98,27 @@ class Request(TypedDict):
     """A `curl` command to paste."""
 
 
+class ExampleRequest(TypedDict):
+    """A request to send the server once it is up (`commands.requests`)."""
+
+    kind: str
+    """chat, completion, embedding, rerank, transcription, or a vLLM-Omni task kind."""
+    label: str
+    method: str
+    path: str | None
+    """None: the recipe gives a whole `curl` of its own (in `curl`), nothing structured."""
+    url: str | None
+    json: dict[str, Any] | None
+    """The JSON body (None: a form)."""
+    form: dict[str, str] | None
+    """Multipart form fields; a value `@name` uploads the file `name` (curl's -F syntax)."""
+    answer: str
+    """Where the answer comes back in the response."""
+    curl: str
+    python: str | None
+    """The same request with the OpenAI Python client (None with a recipe's own curl)."""
+
+
 class Note(TypedDict, total=False):
     title: str
     body: str
@@ -114,7 +136,9 @@ class Result(TypedDict):
     unavailable: dict[str, dict[str, str]]
     notes: list[Note]
     request: Request | None
-    """A request to try the server with (generation models), or None."""
+    """A vLLM-Omni model's request as one curl (`example_requests[0]`), or None."""
+    example_requests: list[ExampleRequest]
+    """What to send the server once it is up, for the model's task (`commands.requests`)."""
     copy_text: str
     """Everything the page's copy-all button copies for the selected install method."""
     vllm_version: str

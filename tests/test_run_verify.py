@@ -187,8 +187,10 @@ def test_verify_a_chat_model(server: tuple[str, Stub]) -> None:
     assert lines[-1].startswith(f"PASS  {QWEN} at {url} (")
     assert [p for m, p, _ in stub.asked].count("/health") == 3
     (_, _, body), = [a for a in stub.asked if a[0] == "POST"]
-    request = json.loads(body)
-    assert request["model"] == QWEN and request["max_tokens"] == 16
+    # The request the model page shows, without the tools `verify` cannot know are on.
+    page = build(builder_catalog(), builder_recipe(QWEN), {"tool_calling": "off"})
+    assert json.loads(body) == page["example_requests"][0]["json"]
+    assert json.loads(body)["model"] == QWEN
 
 
 @pytest.mark.parametrize(("model", "path", "answer", "shown"), [
@@ -198,6 +200,13 @@ def test_verify_a_chat_model(server: tuple[str, Stub]) -> None:
      "transcription  ok"),
     ("Qwen/Qwen-Image", "/v1/images/generations", (200, {"data": [{"b64_json": "iVBOR"}]}),
      "t2i            ok"),
+    ("jinaai/jina-reranker-m0", "/v1/rerank",
+     (200, {"results": [{"index": 0, "relevance_score": 0.9}]}), "rerank         ok"),
+    ("LiquidAI/LFM2.5-1.2B-Base", "/v1/completions",
+     (200, {"choices": [{"text": " fast."}]}), "completion     ok"),
+    # a recipe's own request, one plain curl: sent as the page shows it
+    ("Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "/v1/audio/speech", (200, b"RIFF....WAVE"),
+     "tts            ok"),
 ])
 def test_verify_sends_the_request_of_the_recipe_s_kind(server: tuple[str, Stub], model: str,
                                                        path: str, answer: tuple[int, Any],

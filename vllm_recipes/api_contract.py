@@ -140,6 +140,7 @@ def recommended_command(
         "vllm_version": result["vllm_version"],
         "notes": result["notes"],
         "request": result["request"],
+        "example_requests": result["example_requests"],
     }
     if not full:  # the same in every file of a tree: in the recipe's document and catalogs
         for key in SHARED_KEYS:

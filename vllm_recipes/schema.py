@@ -862,7 +862,10 @@ class KvOffload(Strict):
 
 
 Task = Literal["text", "multimodal", "vision", "embedding", "audio", "reasoning", "tools",
-               "omni"]
+               "omni", "rerank", "completion"]
+"""What a model does. `rerank`: scores documents against a query (`/v1/rerank`);
+`completion`: a text model without a chat template (`/v1/completions`). The request example
+under the command follows them (builder/commands/requests.py)."""
 ModelPath = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][\w.-]*/[\w.-]+|/\S+)$")]
 """A Hugging Face id, or an absolute path on the host (a checkpoint served from disk)."""
 

@@ -2,9 +2,10 @@
 
 1. wait for `GET /health` to answer 200 (a model takes a while to load);
 2. `GET /v1/models`: the ids it serves (`--model` picks one, else the first);
-3. one small request of the kind the model's recipe serves (builder/deployment/smoke.py: a chat
-   completion, an embedding, a transcription of a second of silence, a vLLM-Omni task's
-   request); a model the catalogue does not have is asked for a chat completion.
+3. one small request of the kind the model's recipe serves: the request its page shows
+   (builder/commands/requests.py through builder/deployment/smoke.py: a chat completion, a
+   completion, an embedding, a rerank, a transcription of a second of silence, a vLLM-Omni
+   task's request); a model the catalogue does not have is asked for a chat completion.
 
 The whole run, waiting included, ends by one deadline (`--timeout` seconds) that every read
 honours; an answer is read as a hostile server's (http_client.py: a byte cap, no redirect
@@ -116,14 +117,18 @@ def _checked(request: SmokeRequest, answer: Answer) -> str:
     """What the answer shows, for people; Failed when it is not an answer of its kind."""
     what = f"POST {request['path']}"
     kind = request["kind"]
-    if kind == "chat":
-        data = _json(answer, what)
-        message = _at(data, "choices", 0, "message")
-        if not isinstance(message, dict):
+    if kind in ("chat", "completion"):
+        choice = _at(_json(answer, what), "choices", 0)
+        if not isinstance(choice, dict):
+            raise Failed(f"{what}: no choices[0] in the answer")
+        message = choice.get("message") if kind == "chat" else None
+        if kind == "chat" and not isinstance(message, dict):
             raise Failed(f"{what}: no choices[0].message in the answer")
-        text = message.get("content") or message.get("reasoning_content") or ""
+        found = ([message.get(k) for k in ("content", "reasoning", "reasoning_content")]
+                 if isinstance(message, dict) else [choice.get("text")])
+        text = next((t for t in found if t), "")
         if not isinstance(text, str):
-            raise Failed(f"{what}: the message's content is not text")
+            raise Failed(f"{what}: the answer's text is not text")
         return _text(text)
     if kind == "embedding":
         vector = _at(_json(answer, what), "data", 0, "embedding")
@@ -138,7 +143,8 @@ def _checked(request: SmokeRequest, answer: Answer) -> str:
     if answer.status != 200 or not answer.body:
         raise Failed(f"{what} answered HTTP {answer.status} with {len(answer.body)} bytes")
     if answer.body[:1] == b"{":
-        data = _at(_json(answer, what), "data")
+        found = _json(answer, what)
+        data = _at(found, "data") or _at(found, "results")  # results: a rerank's answer
         if not isinstance(data, list) or not data:
             raise Failed(f"{what}: no data in the answer")
         return f"{len(data)} result{'s' if len(data) != 1 else ''}"

@@ -28,7 +28,8 @@ from .docker import docker_image, with_docker
 from .install import install_choices, install_refusals
 from .kv_offload import offload_volumes
 from .needed_files import in_container, mounts, on_host, rewrite
-from .omni import omni_request
+from .omni_tasks import TASK, omni_task
+from .requests import example_requests
 from .selection import (
     Resolver,
     canonical_query,
@@ -176,6 +177,9 @@ def render(
         host = rewrite(command, lambda value: on_host(files, value)) if pip else container
         commands.append({**host, "docker_argv": docked["docker_argv"],
                          "docker_text": docked["docker_text"]})
+    task = (omni_task(recipe, selection[TASK], ctx.hw_id, ctx.hw)[0] if recipe.get("omni")
+            else None)
+    examples = example_requests(recipe, commands, task)
     return {
         "hf_id": recipe["model"]["model_id"],
         "model_id": ctx.model_id,
@@ -186,7 +190,9 @@ def render(
         "install": install_choices(ctx, [command["argv"] for command in written]),
         "unavailable": unavailable or {},
         "notes": _notes(ctx, commands),
-        "request": omni_request(ctx, commands[0]) if ctx.recipe.get("omni") else None,
+        "request": ({"label": examples[0]["label"], "text": examples[0]["curl"]}
+                    if ctx.recipe.get("omni") else None),
+        "example_requests": examples,
         "copy_text": copy_text(commands, selection["install"]),
         "vllm_version": VLLM_VERSION,
     }

@@ -11,27 +11,25 @@ specific key wins) replace those on matching hardware. The command is one server
 There is no parallel-size flag: the recipe's arguments set the server's parallelism
 (`--num-gpus`, `--usp`, ...). A task is offered on hardware where the GPUs its server runs on
 (`server_gpus`) hold its `vram_minimum_gb` (the task's on that hardware, else the variant's).
-The request example is the task's `request` (a JSON body or form fields posted to the task's
-endpoint, or a whole `curl` written out), over the kind's defaults (`vocabulary.OMNI_KINDS`).
+The request example (`requests.py`) is the task's `request` (a JSON body or form fields posted
+to the task's endpoint, or a whole `curl` written out), over the kind's defaults
+(`vocabulary.OMNI_KINDS`).
 """
 
 from __future__ import annotations
 
-import json
-import shlex
 from typing import Any
 
 from ..arglist import ArgList
-from ..types import Command, Data, Request
+from ..types import Command, Data
 from ..vocabulary import OMNI_KINDS
 from .compose import Context, builder_origin, serve_command
 from .omni_tasks import TASK, omni_task, task_ids
 
-__all__ = ["TASK", "omni_request", "omni_summary", "omni_task", "render_omni", "request_parts",
+__all__ = ["TASK", "omni_summary", "omni_task", "render_omni", "request_parts",
            "server_gpus", "task_ids", "task_reason", "with_model"]
 
 OMNI_FLAG = "--omni"
-HOST = "localhost"
 
 
 def _task(ctx: Context) -> tuple[Data, str | None]:
@@ -113,36 +111,6 @@ def request_parts(task: Data) -> tuple[str, Data | None, Data | None]:
     if form is None and body is None:
         form, body = kind.form, kind.json_body
     return endpoint, form, body
-
-
-def omni_request(ctx: Context, command: Command) -> Request:
-    """The request that exercises the selected task on the server `command` starts."""
-    task, _ = _task(ctx)
-    kind = OMNI_KINDS[task["kind"]]
-    given: Data = task.get("request") or {}
-    label = task.get("label") or kind.label
-    if given.get("curl"):
-        return {"label": label, "text": given["curl"].strip()}
-    endpoint, form, body = request_parts(task)
-    url = f"http://{HOST}:{command['port'] or 8000}{endpoint}"
-    output = given.get("output", kind.output)
-    lines = [f"curl -X POST {url}"]
-    tail = ""
-    if form is not None:
-        lines += [f"-F {shlex.quote(f'{name}={value}')}" for name, value in form.items()]
-        if output and kind.decode:
-            tail = f" \\\n  | {kind.decode} > {output}"
-        elif output:
-            lines.append(f"--output {output}")
-    else:
-        payload = with_model(endpoint, body or {}, command["argv"][2])
-        lines += ['-H "Content-Type: application/json"',
-                  f"-d {shlex.quote(json.dumps(payload, indent=2, ensure_ascii=False))}"]
-        if output and kind.decode:
-            tail = f" \\\n  | {kind.decode} > {output}"
-        elif output:
-            lines.append(f"--output {output}")
-    return {"label": label, "text": " \\\n  ".join(lines) + tail}
 
 
 MODEL_ENDPOINTS = ("/v1/chat/completions", "/v1/audio/speech")

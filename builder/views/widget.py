@@ -448,7 +448,7 @@ def _install(install: str, choice: Mapping[str, Any]) -> str:
 
 def _output(result: Result, cache: RowCache | None = None, files: str = "") -> list[str]:
     """The answer: the summary, the release the commands were checked with, the commands with
-    their Copy buttons (and an Omni model's request to try), `files` (the deployment files),
+    their Copy buttons, the request to try (`_requests`), `files` (the deployment files),
     then the install for the picked method and the notes."""
     install = result["selection"]["install"]
     out = ['<div class="rb-output" aria-live="polite">',
@@ -457,23 +457,44 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     if checked:  # beside the command: the release whose parser accepted it
         out.append(f'<p class="rb-checked">{escape(checked)}</p>')
     out += _blocks(result, cache)
-    request = result.get("request")
-    if request:
-        index = len(result["commands"])
-        out.append(
-            f'<div class="rb-block rb-request" data-role="request"><div class="rb-block-head">'
-            f'<span class="rb-block-label">Try it: {escape(request["label"])}</span>'
-            f'<button type="button" class="rb-copy" data-copy="{index}" '
-            f'aria-label="Copy: try it: {escape(request["label"])}">Copy</button></div>'
-            f'<pre class="rb-code"><code tabindex="0">{escape(request["text"])}</code></pre>'
-            "</div>"
-        )
+    out += _requests(result)
     if files:
         out.append(files)
     out.append(_install(install, result["install"][install]))
     out += [f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
             f'{escape(note.get("body", ""))}</div>' for note in result["notes"]]
     out.append("</div>")
+    return out
+
+
+def _request_block(role: str, label: str, index: int, text: str) -> str:
+    return (f'<div class="rb-block rb-request" data-role="{role}"><div class="rb-block-head">'
+            f'<span class="rb-block-label">{escape(label)}</span>'
+            f'<button type="button" class="rb-copy" data-copy="{index}" '
+            f'aria-label="Copy: {escape(label)}">Copy</button></div>'
+            f'<pre class="rb-code"><code tabindex="0">{escape(text)}</code></pre></div>')
+
+
+def _requests(result: Result) -> list[str]:
+    """What to send the server once it is up (`result["example_requests"]`): the curl with its
+    Copy, where the answer comes back, and the same request with the OpenAI Python client in a
+    disclosure. One piece per request, so the page's neighbours share it."""
+    out = []
+    index = len(result["commands"])
+    for request in result.get("example_requests") or []:
+        label = request["label"]
+        piece = [f'<div class="rb-requests" data-kind="{escape(request["kind"])}">',
+                 _request_block("request", f"Try it: {label}", index, request["curl"])]
+        if request["answer"]:
+            piece.append(f'<p class="rb-request-answer">The answer: '
+                         f'<code>{escape(request["answer"])}</code></p>')
+        if request["python"]:
+            piece += ['<details class="rb-request-python"><summary>The same with the OpenAI '
+                      'Python client</summary>',
+                      _request_block("request-python", f"Python: {label}", index + 1,
+                                     request["python"]), "</details>"]
+        out.append("".join(piece) + "</div>")
+        index += 2
     return out
 
 

@@ -243,7 +243,8 @@ class Mount {
   watchBar() {
     const widget = this.widget;
     if (!widget || typeof IntersectionObserver !== "function") return;
-    const heads = [...widget.querySelectorAll(".rb-output .rb-block-head")];
+    const heads = [...widget.querySelectorAll(
+      ".rb-output .rb-block:not(.rb-request) > .rb-block-head")]; // commands, not the request
     const rows = widget.querySelector(".rb-rows");
     const watched = [...heads, rows].filter(Boolean);
     if (this.barWatched && watched.length === this.barWatched.length

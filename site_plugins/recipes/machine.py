@@ -73,8 +73,10 @@ def twin_markdown(recipe: Data, result: Result, guide: str, *, page_url: str, js
         if len(result["commands"]) > 1:
             lines += [f"{command['label']}:", ""]
         lines.append(_fence(text))
-    if result.get("request"):
-        lines += ["Then send it a request:", "", _fence(result["request"]["text"])]
+    for request in result.get("example_requests") or []:
+        lines += [f"Then send it a request ({request['label']}):", "", _fence(request["curl"])]
+        if request["python"]:
+            lines += ["With the OpenAI Python client:", "", _fence(request["python"], "python")]
     install = result["install"].get(result["selection"]["install"]) or {}
     if install.get("available") and install.get("command"):
         lines += ["## Install", "", _fence(install["command"])]

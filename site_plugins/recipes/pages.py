@@ -50,6 +50,8 @@ TASKS = {
     "reasoning": "Reasoning",
     "tools": "Tool calling",
     "omni": "Omni / generation",
+    "rerank": "Rerank",
+    "completion": "Completion (no chat template)",
 }
 INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
 

@@ -12,10 +12,10 @@ WAN = "Wan-AI/Wan2.2-T2V-A14B-Diffusers"
 
 def _shown(page: Page) -> tuple[str, str]:
     """(command text, request text) as painted."""
-    shown = dict(blocks(page))
-    requests = [text for label, text in shown.items() if label.startswith("Try it: ")]
-    commands = [text for label, text in shown.items() if not label.startswith("Try it: ")]
-    assert len(requests) == 1 and len(commands) == 1, shown
+    commands = [text for _, text in blocks(page)]
+    requests = page.locator(
+        '.rb-widget .rb-request[data-role="request"] pre code').all_text_contents()
+    assert len(requests) == 1 and len(commands) == 1, (commands, requests)
     return commands[0], requests[0]
 
 
@@ -39,9 +39,10 @@ def test_task_pill_changes_the_command_and_the_request(warm_tab: WarmTab) -> Non
     assert (new_command, new_request) == (want_command, want_request)
     assert new_command != command and "Wan-AI/Wan2.2-I2V-A14B-Diffusers" in new_command
     assert new_request != request and "input_reference=@" in new_request
-    expect(page.locator(".rb-widget .rb-request .rb-block-label")).to_have_text(f"Try it: {label}")
+    request = page.locator('.rb-widget .rb-request[data-role="request"]')
+    expect(request.locator(".rb-block-label")).to_have_text(f"Try it: {label}")
 
-    button = page.locator(".rb-widget .rb-request button.rb-copy")
+    button = request.locator("button.rb-copy")
     button.click()
     expect(button).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == want_request

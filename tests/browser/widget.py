@@ -83,7 +83,7 @@ def folded(page: Page, key: str) -> dict[str, str]:
 def blocks(page: Page) -> list[tuple[str, str]]:
     """(label, text) of every command block, in order."""
     return [tuple(b) for b in page.evaluate(
-        """() => [...document.querySelectorAll('.rb-widget .rb-block')].map(b => [
+        """() => [...document.querySelectorAll('.rb-widget .rb-block:not(.rb-request)')].map(b => [
             b.querySelector('.rb-block-label').textContent,
             b.querySelector('pre code').textContent])"""
     )]
@@ -107,7 +107,8 @@ def painted(page: Page) -> dict:
         """() => ({
             search: location.search,
             summary: document.querySelector('.rb-widget .rb-summary').textContent,
-            blocks: [...document.querySelectorAll('.rb-widget .rb-block')].map(b => [
+            blocks: [...document.querySelectorAll(
+                '.rb-widget .rb-block:not(.rb-request)')].map(b => [
                 b.querySelector('.rb-block-label').textContent,
                 b.querySelector('pre code').textContent]),
         })"""
