@@ -117,18 +117,19 @@ def _checked(request: SmokeRequest, answer: Answer) -> str:
     """What the answer shows, for people; Failed when it is not an answer of its kind."""
     what = f"POST {request['path']}"
     kind = request["kind"]
-    if kind in ("chat", "completion"):
-        choice = _at(_json(answer, what), "choices", 0)
-        if not isinstance(choice, dict):
-            raise Failed(f"{what}: no choices[0] in the answer")
-        message = choice.get("message") if kind == "chat" else None
-        if kind == "chat" and not isinstance(message, dict):
+    if kind == "chat":
+        message = _at(_json(answer, what), "choices", 0, "message")
+        if not isinstance(message, dict):
             raise Failed(f"{what}: no choices[0].message in the answer")
-        found = ([message.get(k) for k in ("content", "reasoning", "reasoning_content")]
-                 if isinstance(message, dict) else [choice.get("text")])
-        text = next((t for t in found if t), "")
+        text = next((message[k] for k in ("content", "reasoning", "reasoning_content")
+                     if message.get(k)), "")
         if not isinstance(text, str):
-            raise Failed(f"{what}: the answer's text is not text")
+            raise Failed(f"{what}: the message's content is not text")
+        return _text(text)
+    if kind == "completion":
+        text = _at(_json(answer, what), "choices", 0, "text")
+        if not isinstance(text, str):
+            raise Failed(f"{what}: no choices[0].text in the answer")
         return _text(text)
     if kind == "embedding":
         vector = _at(_json(answer, what), "data", 0, "embedding")
