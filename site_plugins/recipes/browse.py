@@ -48,9 +48,9 @@ __all__ = [
     "card_facets",
     "catalogue_date",
     "compact",
-    "search_attributes",
     "is_new",
     "parameter_total",
+    "search_attributes",
     "size_bucket",
     "sort_ranks",
 ]
