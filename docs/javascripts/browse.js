@@ -225,7 +225,7 @@ import { mount } from "./site.js";
         this.root.toggleAttribute("data-ranked", Boolean(query));
       }
       if (this.orderEl) {
-        const note = query ? this.orderEl.dataset.searchNote : option && option.dataset.note;
+        const note = query ? this.orderEl.dataset.noteSearching : option && option.dataset.note;
         if (note && this.orderEl.textContent !== note) this.orderEl.textContent = note;
       }
       const active = chosen.filter(Boolean).length;

@@ -156,9 +156,8 @@ class Sort:
 
 SORTS: tuple[Sort, ...] = (
     Sort("newest", "Newest",
-         "Newest first, by the model's release date (its date_added: when the model came out "
-         f"or joined the public catalogue). New: released within {NEW_DAYS} days of the "
-         "catalogue's latest date."),
+         "Newest first, by the model's release date (date_added). New: released within "
+         f"{NEW_DAYS} days of the catalogue's latest date."),
     Sort("provider", "Provider", "Grouped by provider, A–Z; each provider's models by name.",
          grouped=True),
     Sort("name", "Name", "By name, A–Z (3B before 32B)."),
@@ -401,7 +400,8 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
         '<p class="rcp-notice" role="status" data-rcp-notice hidden></p>'
         '<p class="rcp-count" aria-live="polite"><strong data-rcp-count>'
         f"{total}</strong> of {total} models</p>"
-        f'<p class="rcp-order" data-rcp-order data-search-note="{e(SEARCH_NOTE)}">'
+        # (not data-search-*: the theme's search plugin strips those attributes)
+        f'<p class="rcp-order" data-rcp-order data-note-searching="{e(SEARCH_NOTE)}">'
         f"{e(default.note)}</p>"
         '<noscript><p class="rcp-noscript">The filters need JavaScript; every model is '
         "listed below.</p></noscript>"
