@@ -149,14 +149,18 @@ def test_hardware_words_find_the_models_offered_there() -> None:
 # ------------------------------------------------------------------ order
 
 
-def test_exact_then_prefix_then_part_names_before_tags() -> None:
+def test_names_before_tags_then_exact_prefix_part() -> None:
     cards = cards_of(
         ("z/Coder-Tagged", recipe("Tagged", tasks=("tools",)), []),      # tag, exact: "tools"
         ("z/Toolsmith", recipe("Toolsmith"), []),                         # name, prefix
         ("z/Tools", recipe("Tools"), []),                                  # name, exact
         ("z/Multitools", recipe("Multitools"), []),                       # name, inside
     )
-    assert found("tools", cards) == ["z/Tools", "z/Coder-Tagged", "z/Toolsmith", "z/Multitools"]
+    assert found("tools", cards) == ["z/Tools", "z/Toolsmith", "z/Multitools", "z/Coder-Tagged"]
+    # ties keep the cards' order
+    cards = cards_of(("b/One", recipe("One", tasks=("tools",)), []),
+                     ("a/Two", recipe("Two", tasks=("tools",)), []))
+    assert found("tool", cards) == ["b/One", "a/Two"]
 
 
 def test_one_letter_typo_is_forgiven_only_when_nothing_matches(

@@ -24,6 +24,7 @@ import { mount } from "./site.js";
   // ------------------------------------------------------------ search (model_search.py)
 
   const EXACT = 0, PREFIX = 1, PART = 2, TYPO = 3;
+  const TAG = 4;
   const FUZZY_MIN = 4;
   const fuzzy = (word) => word.length >= FUZZY_MIN && !/\d/.test(word);
 
@@ -47,7 +48,7 @@ import { mount } from "./site.js";
         else if (cls === 0 && candidate.includes(word)) way = PART;
         else if (typos && oneEdit(word, candidate)) way = TYPO;
         else continue;
-        const score = 2 * way + cls;
+        const score = way + TAG * cls;
         if (best < 0 || score < best) best = score;
       }
     }

@@ -19,9 +19,10 @@ A query word matches a card word by the first that holds of
   3 typo (one letter added, dropped or changed; only for query words of 4 or more letters
     without digits, since "qwen2" is not a typo of "qwen3" nor "h200" of "h100", and only
     when no card matches that query word in one of the ways above).
-A query word scores 2 × way + (1 for a tags word, 0 for a names word); a card scores the sum
-over the query words. Cards are shown best score first (ties keep the chosen sort's order), so
-a model named "embedding" comes before one that is an embedding model, and both before a typo.
+A query word scores way + (4 for a tags word, 0 for a names word): any match of a name comes
+before a match of a tag, and within each, exact before prefix before part; a card scores the
+sum over the query words. Cards are shown best score first (ties keep the chosen sort's order),
+so models named "…-Embedding…" come before those that are embedding models by their task.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ Data = dict[str, Any]
 
 EXACT, PREFIX, PART, TYPO = range(4)
 """The ways a query word matches a card word, best first."""
+TAG = 4
+"""What a tags word adds to a match's score (more than any way of matching a name)."""
 FUZZY_MIN = 4
 """Typos are forgiven in query words of at least this many letters."""
 
@@ -164,7 +167,7 @@ def word_score(word: str, card: CardWords, typos: bool) -> int | None:
                 way = TYPO
             else:
                 continue
-            score = 2 * way + cls
+            score = way + TAG * cls
             if best is None or score < best:
                 best = score
     return best

@@ -220,9 +220,17 @@ def test_one_search_box_on_the_home_page(browser: Browser, site: Site, width: in
         assert boxes.count() == 1
         page.locator("body").press("/")
         expect(control(page, "Search")).to_be_focused()
-        page.goto("/Qwen/Qwen3-8B/")
+        # A model page, by instant navigation (the home page's stylesheet goes): the theme's
+        # search is back; and gone again back home.
+        page.locator('a.rcp-card-link[href$="Qwen/Qwen3-8B/"]').click()
         page.wait_for_selector(".rb-mount")
-        expect(page.locator('label.md-header__button[for="__search"]').first).to_be_visible()
+        # wide: the theme's search box in the header; narrow: its button
+        theirs = ".md-header .md-search__form:visible, .md-header label.md-header__button" \
+                 '[for="__search"]:visible'
+        expect(page.locator(theirs)).to_have_count(1)
+        page.go_back()
+        page.wait_for_selector(".rcp-browse.rcp-js")
+        expect(page.locator(theirs)).to_have_count(0)
     finally:
         context.close()
 
