@@ -70,6 +70,9 @@ import { mount } from "./site.js";
     }
     return totals;
   }
+
+  // ------------------------------------------------------------ the browser
+
   const URL_DELAY_MS = 150; // after a filter change
   const TYPING_DELAY_MS = 400; // after the last key of a search
 
