@@ -134,7 +134,7 @@ import { mount } from "./site.js";
         names: split(el.dataset.names),
         tags: split(el.dataset.tags),
         places,
-        rank: "", // its --rcp-o-q while a search is typed
+        rank: "", // its order while a search is typed
         values: this.keys.map((key) => facets[key] || []),
         shown: !el.hidden,
       };
@@ -187,10 +187,11 @@ import { mount } from "./site.js";
         if (visible) {
           shown += 1;
           if (card.group >= 0) groupShown[card.group] += 1;
-          // Best match first, ties in the chosen order (stylesheet: [data-ranked]).
+          // Best match first, ties in the chosen order; without a search, the stylesheet's
+          // order (the sort's). `order` itself: a custom property would restyle the whole card.
           const rank = query ? String(score * this.cards.length + (card.places[sort] || 0)) : "";
           if (rank !== card.rank) {
-            card.el.style.setProperty("--rcp-o-q", rank);
+            card.el.style.order = rank;
             card.rank = rank;
           }
         }
@@ -220,14 +221,11 @@ import { mount } from "./site.js";
       if (this.empty) this.empty.hidden = shown !== 0;
       // Written only when they change: each write restyles what depends on it.
       // The order itself is each card's rank, worked out at build time (browse.py, SORTS);
-      // a search shows one list, best match first.
+      // a search orders the cards best match first (within each provider when grouped).
       const option = this.sort ? this.sort.selectedOptions[0] : null;
-      const group = query ? "none" : (option && option.dataset.group) || "none";
+      const group = (option && option.dataset.group) || "none";
       if (this.root.dataset.group !== group) this.root.dataset.group = group;
       if (this.root.dataset.sort !== sort) this.root.dataset.sort = sort;
-      if (("ranked" in this.root.dataset) !== Boolean(query)) {
-        this.root.toggleAttribute("data-ranked", Boolean(query));
-      }
       if (this.orderEl) {
         const note = query ? this.orderEl.dataset.noteSearching : option && option.dataset.note;
         if (note && this.orderEl.textContent !== note) this.orderEl.textContent = note;

@@ -12,8 +12,8 @@ Rules:
   architecture, size (a bucket of the total parameter count; see `SIZES`). Within a facet the
   option is one value; across facets every chosen value must hold (AND).
 - Search: `model_search.py` (the words of a card: names, tasks, formats, hardware; exact and
-  prefix matches first, one-letter typos forgiven). While a search is typed the cards are one
-  list, best match first, ties in the chosen order.
+  prefix matches first, one-letter typos forgiven). While a search is typed the cards are
+  ordered best match first (within each provider when grouped), ties in the chosen order.
 - Counts: an option's count is the number of models it would show with the other filters as
   they are (here, with none: the whole catalogue).
 - Order (`SORTS`, the Sort select; the first is the default, and the page says which order it
@@ -163,8 +163,8 @@ SORTS: tuple[Sort, ...] = (
     Sort("name", "Name", "By name, A–Z (3B before 32B)."),
 )
 """The first is the default: newest first."""
-SEARCH_NOTE = ("Searching: models whose name matches come first, then those whose task, "
-               "precision or hardware does; a one-letter typo is forgiven.")
+SEARCH_NOTE = ("Searching: best match first (a model's name before its task, precision or "
+               "hardware; within each provider when grouped); a one-letter typo is forgiven.")
 
 
 def _date(value: str) -> datetime.date:

@@ -260,26 +260,38 @@ def test_search_finds_embedding_and_h100_models(site_page: Page, site: Site) -> 
     wait_query(page, {"search": "H100"})
 
 
-@pytest.mark.parametrize("query", [
-    "embedding", "H100", "speech", "image", "flux", "fp8", "nvfp4", "mi300x", "qwen3",
-    "llama 3", "deepseek v4", "embeding", "speach", "mini", "K2-Horizon",
+@pytest.mark.parametrize(("query", "sort"), [
+    *((q, "newest") for q in ("embedding", "H100", "speech", "image", "flux", "fp8", "nvfp4",
+                              "mi300x", "qwen3", "llama 3", "deepseek v4", "embeding", "speach",
+                              "mini", "K2-Horizon")),
+    ("qwen", "provider"), ("embedding", "name"),
 ])
-def test_the_page_ranks_as_model_search_does(site_page: Page, query: str) -> None:
+def test_the_page_ranks_as_model_search_does(site_page: Page, query: str, sort: str) -> None:
     """browse.js's matcher is model_search.rank: the same cards, the same scores (the page's
-    order key, --rcp-o-q, is score × cards + place in the chosen order)."""
+    order key, the card's `order`, is score × cards + place in the chosen order; grouped by
+    provider, the best match comes first within each provider)."""
     page = site_page
-    open_home(page)
+    open_home(page, f"/?sort={sort}" if sort != "newest" else "/")
     control(page, "Search").fill(query)
     want = python_scores(page, query)
     assert shown_ids(page) == set(want)
-    got = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+    got = page.evaluate("""sort => Object.fromEntries([...document.querySelectorAll(
         ".rcp-card:not([hidden])")].map(el => [el.querySelector(".rcp-card-id code").textContent,
-        [Number(el.style.getPropertyValue("--rcp-o-q")),
-         Number(el.style.getPropertyValue("--rcp-o-newest"))]]))""")
+        [Number(el.style.order),
+         Number(el.style.getPropertyValue(`--rcp-o-${sort}`))]]))""", sort)
     total = len(active_recipes())
     assert {h: (key - place) // total for h, (key, place) in got.items()} == want
-    order = on_screen_order(page)
-    assert order == sorted(order, key=lambda h: got[h][0])
+    if sort == "provider":  # within each group
+        for group in page.locator(".rcp-group:not([hidden])").all():
+            ids = group.locator(".rcp-card:not([hidden]) .rcp-card-id code").all_text_contents()
+            boxes = [page.locator(f'.rcp-card:has(code:text-is("{h}"))').bounding_box()
+                     for h in ids]
+            seen = [h for _, h in sorted(((b["y"], b["x"]), h) for b, h in zip(
+                boxes, ids, strict=True) if b)]
+            assert seen == sorted(seen, key=lambda h: got[h][0])
+    else:
+        order = on_screen_order(page)
+        assert order == sorted(order, key=lambda h: got[h][0])
 
 
 def test_unknown_url_values_are_dropped_with_a_notice(site_page: Page, site: Site) -> None:
