@@ -209,7 +209,7 @@ def test_filter_counts_are_what_the_recipes_say(home: Node,
     assert form.find("input", name="search")
     sort = form.find("select", name="sort")
     assert [(o.attrs["value"], "selected" in o.attrs) for o in sort.find_all("option")] == [
-        ("provider", True), ("newest", False), ("name", False)]
+        ("newest", True), ("provider", False), ("name", False)]
     count = home.find("p", "rcp-count")
     assert count.text == f"{len(recipes)} of {len(recipes)} models"
 
@@ -235,14 +235,26 @@ def test_cards_are_grouped_by_provider(home: Node) -> None:
 
 
 @pytest.mark.site
-def test_search_text_holds_ids_names_and_providers(home: Node) -> None:
+def test_search_words_hold_names_tasks_formats_and_hardware(
+        home: Node, runs_on: dict[str, set[str]]) -> None:
+    """Issue 36.3: a card is found by its ids, title, provider, old ids and checkpoints (names)
+    and by its tasks, precisions and the hardware /hardware.json lists it under (tags)."""
     for hf_id, card in cards_by_id(home).items():
         recipe = active_recipes()[hf_id]
-        text = card.attrs["data-text"]
-        words = [hf_id, recipe.meta.title, recipe.meta.provider]
+        names = card.attrs["data-names"].split(" ")
+        tags = card.attrs["data-tags"].split(" ")
+        words = [hf_id, recipe.meta.title, recipe.meta.provider, *recipe.aliases]
         words += [v.model_id for v in recipe.variants.values() if v.model_id]
         for word in words:
-            assert compact(word) in text.split("|"), (hf_id, word)
+            assert compact(word) in names, (hf_id, word)
+        every = set(names) | set(tags)
+        for task in recipe.meta.tasks:
+            assert task in every, (hf_id, task)
+        for variant in recipe.variants.values():
+            assert set(variant.precision.split("+")) <= every, hf_id
+        assert {compact(hw) for hw in runs_on[hf_id]} <= every, hf_id
+    bge = cards_by_id(home)["BAAI/bge-m3"].attrs["data-tags"].split(" ")
+    assert {"embedding", "h100"} <= set(bge)
 
 
 @pytest.mark.site
@@ -268,6 +280,15 @@ def test_each_card_carries_its_place_in_every_sort(home: Node) -> None:
 
 
 @pytest.mark.site
+def test_default_order_is_newest_and_the_page_says_so(home: Node) -> None:
+    """Issue 36.3: "a sensible default order, said on the page"."""
+    root = home.find("div", "rcp-browse")
+    assert (root.attrs["data-sort"], root.attrs["data-group"]) == ("newest", "none")
+    note = home.find("p", "rcp-order").text
+    assert "Newest first, by the model's release date" in note and "date_added" in note
+
+
+@pytest.mark.site
 def test_new_badge_marks_recipes_added_in_the_last_60_days(home: Node) -> None:
     import datetime
 
@@ -278,4 +299,6 @@ def test_new_badge_marks_recipes_added_in_the_last_60_days(home: Node) -> None:
         added = datetime.date.fromisoformat(str(recipes[hf_id].meta.date_added))
         badges = card.find_all("span", "rcp-new")
         assert len(badges) == ((today - added).days <= 60), hf_id
+        if badges:
+            assert badges[0].attrs["title"] == f"Released {added.isoformat()}"
     assert any(card.find_all("span", "rcp-new") for card in cards_by_id(home).values())

@@ -80,8 +80,9 @@ def test_model_page_has_the_prerendered_widget(built_site: BuiltSite) -> None:
     assert (page_dir / mount.attrs["data-deployments-json"]).resolve() == (
         built_site.root / HF_ID / "deployments.json").resolve()
     assert page_state(data(), {})["html"] in html
-    # The section follows the install section (and goes before the guide).
-    assert html.index('id="install-vllm"') < html.index('id="deploy-with-nvidia-dynamo"')
+    # The section follows the builder and the sections about its command (and goes before
+    # the guide).
+    assert html.index('id="compare-your-command"') < html.index('id="deploy-with-nvidia-dynamo"')
     link = tree.find("p", "dy-links").find("a")
     assert (page_dir / link.attrs["href"]).resolve().is_file()
 

@@ -99,16 +99,21 @@ def test_model_page_header_install_notes_and_guide(built_site: BuiltSite, hf_id:
     assert recipe.model.min_vllm_version in badges["vLLM"]
     if recipe.model.active_parameters:
         assert badges["Active"] == recipe.model.active_parameters
-    install = doc.find("div", "rcp-install")
+    # One install on the page: the builder's, for the picked hardware and method (issue 36.5:
+    # a section of its own below stayed on the default hardware whatever was picked).
+    assert not doc.find_all("div", "rcp-install")
+    installs = doc.find_all("div", "rb-install")
     result = build(builder_catalog(), builder_recipe(hf_id), {})
-    for method, choice in result["install"].items():
-        card = install.find("div", "rcp-install-card", data_install=method)
-        if choice["available"]:
-            assert choice["command"] in card.text
+    picked = result["install"][result["selection"]["install"]]
+    assert len(installs) == len(doc.find("div", "rb-mount").find_all("div", "rb-install")) == (
+        1 if picked["command"] else 0)
+    if picked["command"]:
+        assert picked["command"] in installs[0].find("code").text
     notes = doc.find_all(cls="rcp-note")
     assert [n.attrs["data-hardware"] for n in notes] == list(recipe.hardware_notes)
     headings = [h.text.rstrip("¶") for h in doc.find_all("h2")]
-    assert headings[:3] == ["Command", "Compare your command", "Install vLLM"]
+    assert headings[:2] == ["Command", "Compare your command"]
+    assert "Install vLLM" not in headings
     for heading in re.findall(r"^## (.+)$", catalog().guides[hf_id], re.M):
         assert heading.strip() in headings
 
@@ -150,6 +155,23 @@ def test_the_states_one_click_away_are_the_builders(built_site: BuiltSite, path:
             data["parts"][item[0]:item[1] + 1] if isinstance(item, list)
             else [data["parts"][item]]))
         assert (html, known["explicit"]) == (want["html"], want["explicit"]), query
+
+
+@pytest.mark.site
+def test_the_install_follows_the_picked_hardware(built_site: BuiltSite) -> None:
+    """Issue 36.5: with MI300X picked, the page's install section still showed CUDA's. The
+    one install is the builder's: ROCm's wheels one click away on MI300X, CUDA's by default."""
+    doc = page(built_site, "Qwen/Qwen3-8B")
+    mount = doc.find("div", "rb-mount")
+    rocm = "--extra-index-url https://wheels.vllm.ai/rocm/"
+    [default] = doc.find_all("div", "rb-install")
+    assert "uv pip install vllm==" in default.text and rocm not in default.text
+    data = json.loads(doc.find("template", id=mount.attrs["data-next"]).text)
+    [known] = [v for q, v in data["states"].items() if json.loads(q) == [["hardware", "mi300x"]]]
+    html = "".join(part for item in known["html"] for part in (
+        data["parts"][item[0]:item[1] + 1] if isinstance(item, list) else [data["parts"][item]]))
+    [picked] = parse(html).find_all("div", "rb-install")
+    assert rocm in picked.text
 
 
 def _assets(site: BuiltSite, path: str) -> set[str]:

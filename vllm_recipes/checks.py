@@ -67,7 +67,7 @@ from .yaml_source import Located, YamlFile
 __all__ = ["PAGE_ANCHORS", "check_default_builds", "check_recipe", "check_related",
            "check_unique_model_ids", "guide_anchors"]
 
-PAGE_ANCHORS = frozenset({"command", "install-vllm", "hardware-notes"})
+PAGE_ANCHORS = frozenset({"command", "hardware-notes"})
 """Headings every model page has besides its guide's."""
 
 

@@ -5,9 +5,11 @@
 // typed search, and at once when a link is followed or the page is left; changes made within
 // that moment share one entry.
 //
-// The cards, their facet values, their search text, the options and their labels are all in
-// the static HTML, made at build time (site_plugins/recipes/browse.py, whose docstring states
-// the rules); this only hides, shows and counts. Wired through mkdocs-material's document$ so
+// The cards, their facet values, the words each is found by, the options and their labels are
+// all in the static HTML, made at build time (site_plugins/recipes/browse.py and
+// model_search.py, whose docstrings state the rules); this only hides, shows, orders and
+// counts. The search's matching is model_search.py's `rank`, word for word (a browser test
+// checks that the two agree). Wired through mkdocs-material's document$ so
 // instant navigation back to the home page works. An ES module: the home page's own
 // (mkdocs.yml extra.page_assets), run once per tab.
 
@@ -26,6 +28,61 @@ import { mount } from "./site.js";
     const plain = text.replace(UNSHOWABLE, "");
     return plain.length <= limit ? plain : plain.slice(0, limit - 1) + "…";
   };
+
+  const split = (text) => (text ? text.split(" ") : []);
+
+  // ------------------------------------------------------------ search (model_search.py)
+
+  const EXACT = 0, PREFIX = 1, PART = 2, TYPO = 3;
+  const TAG = 4;
+  const FUZZY_MIN = 4;
+  const fuzzy = (word) => word.length >= FUZZY_MIN && !/\d/.test(word);
+
+  // a and b differ by one letter added, dropped or changed.
+  function oneEdit(a, b) {
+    if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+    if (a.length > b.length) [a, b] = [b, a];
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i += 1;
+    return a.slice(i + (a.length === b.length ? 1 : 0)) === b.slice(i + 1);
+  }
+
+  // How well a card matches one query word (lower is better), -1 if it does not.
+  function wordScore(word, card, typos) {
+    let best = -1;
+    for (let cls = 0; cls < 2; cls++) {
+      for (const candidate of cls ? card.tags : card.names) {
+        let way;
+        if (candidate === word) way = EXACT;
+        else if (candidate.startsWith(word)) way = PREFIX;
+        else if (cls === 0 && candidate.includes(word)) way = PART;
+        else if (typos && oneEdit(word, candidate)) way = TYPO;
+        else continue;
+        const score = way + TAG * cls;
+        if (best < 0 || score < best) best = score;
+      }
+    }
+    return best;
+  }
+
+  // Each card's score for the query (-1: not a match).
+  function scores(query, cards) {
+    const words = query.split(/\s+/).map(compact).filter(Boolean);
+    const totals = cards.map(() => 0);
+    for (const word of words) {
+      let per = cards.map((card) => wordScore(word, card, false));
+      if (fuzzy(word) && per.every((s) => s < 0)) {
+        per = cards.map((card) => wordScore(word, card, true));
+      }
+      per.forEach((s, i) => {
+        totals[i] = totals[i] < 0 || s < 0 ? -1 : totals[i] + s;
+      });
+    }
+    return totals;
+  }
+
+  // ------------------------------------------------------------ the browser
+
   const URL_DELAY_MS = 150; // after a filter change
   const TYPING_DELAY_MS = 400; // after the last key of a search
 
@@ -57,6 +114,9 @@ import { mount } from "./site.js";
       for (const el of root.querySelectorAll(".rcp-card")) {
         if (!el.rcpCard) this.addCard(el, -1); // outside any group
       }
+      this.query = null; // the search the scores are for
+      this.scores = [];
+      this.orderEl = root.querySelector("[data-rcp-order]");
       this.countEl = root.querySelector("[data-rcp-count]");
       this.empty = root.querySelector(".rcp-empty");
       this.notice = root.querySelector("[data-rcp-notice]");
@@ -74,10 +134,17 @@ import { mount } from "./site.js";
       } catch (error) {
         facets = {};
       }
+      const places = {};
+      for (const option of this.sort ? this.sort.options : []) {
+        places[option.value] = Number(el.style.getPropertyValue(`--rcp-o-${option.value}`)) || 0;
+      }
       const card = {
         el,
         group,
-        text: el.dataset.text || "",
+        names: split(el.dataset.names),
+        tags: split(el.dataset.tags),
+        places,
+        rank: "", // its order while a search is typed
         values: this.keys.map((key) => facets[key] || []),
         shown: !el.hidden,
       };
@@ -89,15 +156,21 @@ import { mount } from "./site.js";
 
     apply() {
       const chosen = this.selects.map((select) => select.value);
-      const words = this.search.value.split(/\s+/).map(compact).filter(Boolean);
+      const query = this.search.value.trim();
+      if (query !== this.query) {
+        this.scores = scores(query, this.cards);
+        this.query = query;
+      }
+      const sort = this.sort ? this.sort.value : "";
       const nKeys = this.keys.length;
       // counts[k]: value -> models it would show with the other filters; any[k]: with none of k.
       const counts = this.keys.map(() => new Map());
       const any = new Array(nKeys).fill(0);
       const groupShown = new Array(this.groups.length).fill(0);
       let shown = 0;
-      for (const card of this.cards) {
-        let visible = words.every((word) => card.text.includes(word));
+      this.cards.forEach((card, index) => {
+        const score = this.scores[index];
+        let visible = score >= 0;
         if (visible) {
           let misses = 0;
           let missed = -1;
@@ -124,8 +197,15 @@ import { mount } from "./site.js";
         if (visible) {
           shown += 1;
           if (card.group >= 0) groupShown[card.group] += 1;
+          // Best match first, ties in the chosen order; without a search, the stylesheet's
+          // order (the sort's). `order` itself: a custom property would restyle the whole card.
+          const rank = query ? String(score * this.cards.length + (card.places[sort] || 0)) : "";
+          if (rank !== card.rank) {
+            card.el.style.order = rank;
+            card.rank = rank;
+          }
         }
-      }
+      });
       this.groups.forEach((group, index) => {
         const n = groupShown[index];
         if (n === group.shown) return;
@@ -150,11 +230,16 @@ import { mount } from "./site.js";
       if (this.countEl) this.countEl.textContent = String(shown);
       if (this.empty) this.empty.hidden = shown !== 0;
       // Written only when they change: each write restyles what depends on it.
-      // The order itself is each card's rank, worked out at build time (browse.py, SORTS).
-      const sort = this.sort ? this.sort.value : "provider";
-      const group = sort === "provider" ? "provider" : "none";
+      // The order itself is each card's rank, worked out at build time (browse.py, SORTS);
+      // a search orders the cards best match first (within each provider when grouped).
+      const option = this.sort ? this.sort.selectedOptions[0] : null;
+      const group = (option && option.dataset.group) || "none";
       if (this.root.dataset.group !== group) this.root.dataset.group = group;
       if (this.root.dataset.sort !== sort) this.root.dataset.sort = sort;
+      if (this.orderEl) {
+        const note = query ? this.orderEl.dataset.noteSearching : option && option.dataset.note;
+        if (note && this.orderEl.textContent !== note) this.orderEl.textContent = note;
+      }
       const active = chosen.filter(Boolean).length;
       const activeText = active ? `(${active})` : "";
       if (this.active && this.active.textContent !== activeText) {
@@ -291,10 +376,23 @@ import { mount } from "./site.js";
 
   let current = null;
 
-
   window.addEventListener("popstate", () => {
     if (current) current.popped();
   });
+
+  // The theme's search keys (f, s, /) go to this page's one search box: the header's search
+  // is hidden here (browse.css). Before the theme's own handler, which listens on window.
+  document.addEventListener("keydown", (event) => {
+    if (!current || !current.root.isConnected || event.metaKey || event.ctrlKey ||
+        event.altKey || !["f", "s", "/"].includes(event.key)) return;
+    const target = event.target;
+    if (target instanceof HTMLElement &&
+        (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) return;
+    event.preventDefault();
+    event.stopPropagation();
+    current.search.focus();
+    current.search.select();
+  }, true);
 
   mount("[data-rcp-browse]", "rcpBrowse", (root) => {
     current = new Browse(root);

@@ -1,26 +1,28 @@
 """The home page's model browser: one card per recipe, grouped by provider, and the filters.
 
 Everything the browser shows is made here, from recipe data, at build time: each card carries
-its facet values (`data-facets`, JSON) and its search text (`data-text`); each filter option
-carries its label and its count over the whole catalogue. `docs/javascripts/browse.js` only
-hides and shows these cards, recounts the options and keeps the filters in the URL.
+its facet values (`data-facets`, JSON) and the words it is found by (`data-names`,
+`data-tags`); each filter option carries its label and its count over the whole catalogue.
+`docs/javascripts/browse.js` only hides, shows and orders these cards, recounts the options and
+keeps the filters in the URL.
 
 Rules:
 - Facets: provider, task, hardware (those the builder has a command for, any variant),
   precision (each part of a variant's precision: `mxfp4+mxfp8` counts as MXFP4 and MXFP8),
   architecture, size (a bucket of the total parameter count; see `SIZES`). Within a facet the
   option is one value; across facets every chosen value must hold (AND).
-- Search: every word must appear in the card's search text, which is the model id, the
-  variants' checkpoint ids, the title and the provider, lower-cased, with `-`, `_` and spaces
-  removed (`compact`), so "llama3", "Llama 3" and "llama-3" find the same family.
+- Search: `model_search.py` (the words of a card: names, tasks, formats, hardware; exact and
+  prefix matches first, one-letter typos forgiven). While a search is typed the cards are
+  ordered best match first (within each provider when grouped), ties in the chosen order.
 - Counts: an option's count is the number of models it would show with the other filters as
   they are (here, with none: the whole catalogue).
-- Order (`SORTS`, the Sort select): by provider (grouped: providers A–Z, case-insensitive,
-  models by title in natural order, 3B before 32B), newest first (`date_added`, then name), or
-  by name (title in natural order, then provider). Each card carries its rank in each order
+- Order (`SORTS`, the Sort select; the first is the default, and the page says which order it
+  shows): newest first (the model's release date, `meta.date_added`, then name), by provider
+  (grouped: providers A–Z, case-insensitive, models by title in natural order, 3B before 32B),
+  or by name (title in natural order, then provider). Each card carries its rank in each order
   (`--rcp-o-<sort>`), worked out here; the stylesheet orders the cards by the chosen one.
-- New: a card whose `date_added` is within `NEW_DAYS` of the catalogue's date (the newest
-  `date_added` or `date_updated` of any recipe) has a "New" badge.
+- New: a card whose `date_added` (the model's release) is within `NEW_DAYS` of the catalogue's
+  date (the newest `date_added` or `date_updated` of any recipe) has a "New" badge.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 
 from builder.errors import QUOTE_MAX
 
+from .model_search import card_words, compact
 from .pages import ARCHITECTURES, TASKS, e, format_context, page_href
 
 __all__ = [
@@ -49,6 +52,7 @@ __all__ = [
     "compact",
     "is_new",
     "parameter_total",
+    "search_attributes",
     "size_bucket",
     "sort_ranks",
 ]
@@ -100,11 +104,6 @@ def size_bucket(parameter_count: str) -> Size:
     return next(size for size in SIZES if total < size.below)
 
 
-def compact(text: str) -> str:
-    """Lower-cased, without `-`, `_` and whitespace: the form search text and words take."""
-    return re.sub(r"[-_\s]+", "", text.lower())
-
-
 def _precisions(recipe: Data) -> list[str]:
     seen: dict[str, None] = {}
     for variant in recipe["variants"].values():
@@ -125,12 +124,11 @@ def card_facets(card: BrowseCard) -> dict[str, list[str]]:
     }
 
 
-def search_text(card: BrowseCard) -> str:
-    meta = card.recipe["meta"]
-    fields = [card.hf_id, meta["title"], meta["provider"]]
-    fields += [v["model_id"] for v in card.recipe["variants"].values() if v.get("model_id")]
-    # "|" keeps words from matching across two fields.
-    return "|".join(dict.fromkeys(compact(field) for field in fields))
+def search_attributes(catalog: Data, card: BrowseCard) -> str:
+    """The card's `data-names` and `data-tags`: the words it is found by (model_search.py)."""
+    words = card_words(catalog, card.hf_id, card.recipe, card.runs_on)
+    return (f'data-names="{e(" ".join(words.names))}" '
+            f'data-tags="{e(" ".join(words.tags))}"')
 
 
 def _natural(text: str) -> tuple[str | int, ...]:
@@ -152,11 +150,23 @@ class Sort:
     id: str
     """Its value in the URL (`sort=`) and in the card's `--rcp-o-<id>`."""
     label: str
+    note: str
+    """What the page says about the order while it is chosen."""
+    grouped: bool = False
+    """Cards under a heading per provider (else one list)."""
 
 
-SORTS: tuple[Sort, ...] = (Sort("provider", "Provider"), Sort("newest", "Newest"),
-                           Sort("name", "Name"))
-"""The first is the default (grouped by provider)."""
+SORTS: tuple[Sort, ...] = (
+    Sort("newest", "Newest",
+         "Newest first, by the model's release date (date_added). New: released within "
+         f"{NEW_DAYS} days of the catalogue's latest date."),
+    Sort("provider", "Provider", "Grouped by provider, A–Z; each provider's models by name.",
+         grouped=True),
+    Sort("name", "Name", "By name, A–Z (3B before 32B)."),
+)
+"""The first is the default: newest first."""
+SEARCH_NOTE = ("Searching: best match first (a model's name before its task, precision or "
+               "hardware; within each provider when grouped); a one-letter typo is forgiven.")
 
 
 def _date(value: str) -> datetime.date:
@@ -306,7 +316,7 @@ def _card(catalog: Data, card: BrowseCard, base: str, ranks: dict[str, int], new
     recipe = card.recipe
     meta = recipe["meta"]
     order = "; ".join(f"--rcp-o-{sort}: {place}" for sort, place in ranks.items())
-    badge = (f'<span class="rcp-new" title="Added {e(meta["date_added"])}">New</span>'
+    badge = (f'<span class="rcp-new" title="Released {e(meta["date_added"])}">New</span>'
              if new else "")
     facets = json.dumps(card_facets(card), ensure_ascii=False, separators=(",", ":"))
     tags = "".join(f'<li class="rcp-tag rcp-tag-task">{e(TASKS.get(t, t))}</li>'
@@ -315,7 +325,7 @@ def _card(catalog: Data, card: BrowseCard, base: str, ranks: dict[str, int], new
                     for p in _precisions(recipe))
     return (
         f'<article class="rcp-card" data-facets="{e(facets)}" '
-        f'data-text="{e(search_text(card))}" style="{order}">'
+        f'{search_attributes(catalog, card)} style="{order}">'
         '<div class="rcp-card-head">'
         '<h3 class="rcp-card-title"><a class="rcp-card-link" '
         f'href="{e(page_href(base, card.hf_id))}">'
@@ -357,26 +367,35 @@ def _groups(catalog: Data, cards: Sequence[BrowseCard], base: str) -> str:
     return "".join(sections)
 
 
+def _sort_options() -> str:
+    """The Sort select's options: each says whether it groups by provider and what the page
+    says about it (browse.js shows the chosen one's note)."""
+    return "".join(
+        f'<option value="{e(s.id)}" data-group="{"provider" if s.grouped else "none"}" '
+        f'data-note="{e(s.note)}"{" selected" if i == 0 else ""}>{e(s.label)}</option>'
+        for i, s in enumerate(SORTS))
+
+
 def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
     """The search box, the filters and every card, in the static HTML."""
     total = len(cards)
     selects = "".join(_select(catalog, cards, flt) for flt in FILTERS)
+    default = SORTS[0]
     return (
         f'<div class="rcp-browse" data-rcp-browse data-search-exclude data-total="{total}" '
-        f'data-sort="{SORTS[0].id}">'
+        f'data-sort="{default.id}" data-group="{"provider" if default.grouped else "none"}">'
         '<form class="rcp-filters" id="rcp-filters" role="search" aria-label="Filter models">'
         '<div class="rcp-filter rcp-filter-q"><label class="rcp-filter-label" '
         'for="rcp-f-search">Search</label>'
         '<input type="search" id="rcp-f-search" name="search" data-filter="search" '
         'autocomplete="off" spellcheck="false" enterkeyhint="search" '
-        'placeholder="Name, id, provider…"></div>'
+        'placeholder="Model, task, GPU, format…"></div>'
         '<button type="button" class="rcp-filters-toggle" aria-expanded="false" '
         'aria-controls="rcp-facets">Filters <span data-rcp-active></span></button>'
         f'<div class="rcp-facets" id="rcp-facets">{selects}'
         '<div class="rcp-filter"><label class="rcp-filter-label" for="rcp-f-sort">Sort</label>'
         '<select id="rcp-f-sort" name="sort" data-sort>'
-        + "".join(f'<option value="{e(s.id)}"{" selected" if i == 0 else ""}>{e(s.label)}'
-                  "</option>" for i, s in enumerate(SORTS))
+        + _sort_options()
         + "</select></div>"
         '<button type="reset" class="rcp-reset">Clear filters</button></div></form>'
         '<div class="rcp-results">'
@@ -385,6 +404,9 @@ def browse_html(catalog: Data, cards: list[BrowseCard], base: str) -> str:
         "hidden></p>"
         '<p class="rcp-count" aria-live="polite"><strong data-rcp-count>'
         f"{total}</strong> of {total} models</p>"
+        # (not data-search-*: the theme's search plugin strips those attributes)
+        f'<p class="rcp-order" data-rcp-order data-note-searching="{e(SEARCH_NOTE)}">'
+        f"{e(default.note)}</p>"
         '<noscript><p class="rcp-noscript">The filters need JavaScript; every model is '
         "listed below.</p></noscript>"
         f'<div class="rcp-groups">{_groups(catalog, cards, base)}</div>'

@@ -20,7 +20,6 @@ from urllib.parse import quote
 
 import yaml
 
-from builder.types import Result
 from builder.vocabulary import SELECTION_KEYS
 from vllm_recipes.guide_html import safe_href
 
@@ -53,7 +52,6 @@ TASKS = {
     "rerank": "Rerank",
     "completion": "Completion (no chat template)",
 }
-INSTALL_LABELS = {"pip": "pip", "docker": "Docker"}
 
 
 def relative_root(model_id: str) -> str:
@@ -210,45 +208,6 @@ def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
     )
 
 
-def install_html(catalog: Data, result: Result) -> str:
-    hw = catalog["hardware"][result["selection"]["hardware"]]
-    cards = []
-    for method, choice in result["install"].items():
-        label = INSTALL_LABELS.get(method, method)
-        if choice["available"] and choice["command"]:
-            body = f'<pre class="rcp-code"><code>{e(choice["command"])}</code></pre>'
-            body += _install_extras(choice)
-        else:
-            body = f'<p class="rcp-muted">{e(choice.get("reason") or "Not offered here.")}</p>'
-        cards.append(
-            f'<div class="rcp-install-card" data-install="{e(method)}">'
-            f'<p class="rcp-install-title">{e(label)}</p>{body}</div>'
-        )
-    return (
-        '<div class="rcp-install" data-search-exclude>'
-        f'<p class="rcp-muted">For {e(hw["display_name"])}, the default hardware. The '
-        "builder's Install row shows the install for the hardware you pick.</p>"
-        f'<div class="rcp-install-grid">{"".join(cards)}</div></div>'
-    )
-
-
-def _install_extras(choice: Mapping[str, Any]) -> str:
-    """The recipe's install note and extra steps (`dependencies`) for one install method."""
-    parts = []
-    if choice.get("note"):
-        parts.append(f'<p class="rcp-muted">{e(choice["note"])}</p>')
-    steps = choice.get("dependencies") or []
-    if steps:
-        items = "".join(
-            f'<li><p>{e(step["note"])}'
-            + (' <span class="rcp-optional">optional</span>' if step.get("optional") else "")
-            + f'</p><pre class="rcp-code"><code>{e(step["command"])}</code></pre></li>'
-            for step in steps
-        )
-        parts.append(f'<p class="rcp-install-then">Then:</p><ol class="rcp-steps">{items}</ol>')
-    return "".join(parts)
-
-
 def notes_html(catalog: Data, recipe: Data) -> str:
     notes = []
     for hw_id, note in recipe.get("hardware_notes", {}).items():
@@ -312,8 +271,9 @@ def _comment(token: str) -> str:
 
 @dataclass(frozen=True)
 class Section:
-    """A section another module adds to a model page, after the command builder or after
-    the install cards (see `configurations.py`)."""
+    """A section another module adds to a model page, after the command builder: "command"
+    sections first, then "install" ones (where the page's own install cards were, before the
+    install moved into the builder's output; see `configurations.py`)."""
 
     after: Literal["command", "install"]
     heading: str
@@ -330,13 +290,13 @@ def _sections(page: GeneratedPage, sections: Sequence[Section], after: str) -> l
             for part in (f"## {section.heading}\n", page.slot(section.name, section.html))]
 
 
-def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result: Result, *,
+def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, *,
                base: str, nonce: str, catalog_json: str,
                sections: Sequence[Section] = (),
                variant: VariantPage | None = None,
                next_states: Mapping[str, object] | None = None) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`; or, with `variant`, the same page at
-    `/<variant model id>/` with that variant picked (`state_html` and `result` are its, and
+    `/<variant model id>/` with that variant picked (`state_html` is its, and
     `next_states` the states one click away, see `widget_html`)."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
@@ -365,9 +325,9 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, result:
         page.slot("widget", widget_html(hf_id, state_html, base, catalog_json,
                                         None if variant is None else variant.variant,
                                         next_states)),
+        # The install for the picked hardware and method is the builder's own (in its
+        # output, under the command), so it follows every choice.
         *_sections(page, sections, "command"),
-        "## Install vLLM\n",
-        page.slot("install", install_html(catalog, result)),
         *_sections(page, sections, "install"),
     ]
     if recipe.get("hardware_notes"):

@@ -197,7 +197,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     ]
     # Links inside pages are relative: the site works wherever it is deployed.
     page = model_page(
-        catalog, recipe, job.guide, state["html"], result,  # type: ignore[arg-type]
+        catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
         base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
         sections=sections, next_states=next_states(state),
     )
@@ -225,7 +225,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
                            base={"variant": variant_id})
         variant_result: Result = state["result"]  # type: ignore[assignment]
         variant_page = model_page(
-            catalog, recipe, job.guide, state["html"], variant_result,  # type: ignore[arg-type]
+            catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
             base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
             sections=sections, variant=view, next_states=next_states(state))
         own_url = f"{job.site_url}{model_id}/"

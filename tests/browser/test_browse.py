@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from site_plugins.recipes.model_search import CardWords, rank
 from tests.browser.conftest import Site
 from tests.recipes_data import active_recipes
 
@@ -38,12 +39,10 @@ def shown_ids(page: Page) -> set[str]:
 
 def on_screen_order(page: Page) -> list[str]:
     """The shown cards' ids in the order a reader sees them (top to bottom, left to right)."""
-    cards = page.locator(".rcp-card:not([hidden])").all()
-    placed = []
-    for card in cards:
-        box = card.bounding_box()
-        assert box is not None
-        placed.append((round(box["y"]), box["x"], card.locator(".rcp-card-id code").inner_text()))
+    placed = page.evaluate("""() => [...document.querySelectorAll(".rcp-card:not([hidden])")]
+        .map(el => { const box = el.getBoundingClientRect();
+                     return [Math.round(box.y), box.x,
+                             el.querySelector(".rcp-card-id code").textContent]; })""")
     return [hf_id for _, _, hf_id in sorted(placed)]
 
 
@@ -69,13 +68,19 @@ def option_counts(page: Page, name: str) -> dict[str, tuple[int, bool]]:
     return counts
 
 
-def matches(hf_id: str, words: list[str]) -> bool:
-    """The search rule of browse.py, from the recipe's own fields."""
-    recipe = active_recipes()[hf_id]
-    fields = [hf_id, recipe.meta.title, recipe.meta.provider]
-    fields += [v.model_id for v in recipe.variants.values() if v.model_id]
-    text = "|".join(re.sub(r"[-_\s]+", "", f.lower()) for f in fields)
-    return all(re.sub(r"[-_\s]+", "", w.lower()) in text for w in words)
+def page_words(page: Page) -> dict[str, CardWords]:
+    """Each card's words as the page carries them (built by model_search.card_words)."""
+    cards = page.evaluate("""() => [...document.querySelectorAll(".rcp-card")].map(el => [
+        el.querySelector(".rcp-card-id code").textContent, el.dataset.names, el.dataset.tags])""")
+    return {hf_id: CardWords(tuple(names.split()), tuple(tags.split()))
+            for hf_id, names, tags in cards}
+
+
+def python_scores(page: Page, query: str) -> dict[str, int]:
+    """hf_id → score of the cards model_search.rank finds for `query`, over the page's words."""
+    words = page_words(page)
+    ids = list(words)
+    return {ids[i]: score for i, score in rank(query, list(words.values()))}
 
 
 def with_task(task: str) -> set[str]:
@@ -95,8 +100,8 @@ def test_search_filter_counts_url_and_back(site_page: Page) -> None:
 
     search = control(page, "Search")
     search.press_sequentially("qwen3")
-    qwen = {hf_id for hf_id in active_recipes() if matches(hf_id, ["qwen3"])}
-    assert len(qwen) >= 20
+    qwen = set(python_scores(page, "qwen3"))
+    assert len(qwen) >= 20 and {h for h in active_recipes() if h.startswith("Qwen/Qwen3")} <= qwen
     expect(page.locator("[data-rcp-count]")).to_have_text(str(len(qwen)))
     assert shown_ids(page) == qwen
     wait_query(page, {"search": "qwen3"})  # one entry for the whole word
@@ -167,18 +172,126 @@ def test_omni_filter_and_ungrouped_cards(site_page: Page) -> None:
     # Ungrouped, each card names its provider.
     assert page.locator(".rcp-card:not([hidden]) .rcp-card-provider:visible").count() == len(omni)
     assert on_screen_order(page) == sorted(on_screen_order(page), key=natural_title)
-    control(page, "Sort").select_option("newest")
-    wait_query(page, {"task": "omni", "sort": "newest"})
+    control(page, "Sort").select_option("newest")  # the default: not in the URL
+    wait_query(page, {"task": "omni"})
     dates = [str(active_recipes()[h].meta.date_added) for h in on_screen_order(page)]
     assert dates == sorted(dates, reverse=True)
     control(page, "Sort").select_option("provider")
-    wait_query(page, {"task": "omni"})
+    wait_query(page, {"task": "omni", "sort": "provider"})
     assert page.locator(".rcp-group-title:visible").count() > 1
 
     # A card's JSON link serves the recipe's JSON.
     link = page.locator(".rcp-card:not([hidden]) .rcp-card-json").first
     response = page.request.get(link.get_attribute("href") or "")
     assert response.ok and json.loads(response.text())["hf_id"] in omni
+
+
+def test_default_order_is_newest_first_and_said(site_page: Page) -> None:
+    """Issue 36.3: the default order was by provider (Arcee first); it is the models' release
+    dates (date_added), newest first, and a line on the page says so."""
+    page = site_page
+    open_home(page)
+    expect(control(page, "Sort")).to_have_value("newest")
+    order = on_screen_order(page)
+    assert len(order) == len(active_recipes())
+    dates = [str(active_recipes()[h].meta.date_added) for h in order]
+    assert dates == sorted(dates, reverse=True)
+    note = page.locator("[data-rcp-order]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Newest first, by the model's release date")
+    control(page, "Sort").select_option("name")
+    expect(note).to_contain_text("By name")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_one_search_box_on_the_home_page(browser: Browser, site: Site, width: int) -> None:
+    """Issue 36.3: the theme's header search and the model search disagreed; the home page
+    shows one search box (the theme's keys f, s and / go to it), other pages the theme's."""
+    context = browser.new_context(viewport={"width": width, "height": 900},
+                                  base_url=site.origin)
+    page = context.new_page()
+    try:
+        open_home(page)
+        expect(page.locator(".md-search")).to_be_hidden()
+        expect(page.locator('label.md-header__button[for="__search"]')).to_be_hidden()
+        boxes = page.locator('input[type="search"]:visible, input[type="text"]:visible')
+        if width < 960:  # the filters fold behind a button; the search box stays
+            expect(control(page, "Search")).to_be_visible()
+        assert boxes.count() == 1
+        page.locator("body").press("/")
+        expect(control(page, "Search")).to_be_focused()
+        # A model page, by instant navigation (the home page's stylesheet goes): the theme's
+        # search is back; and gone again back home.
+        page.locator('a.rcp-card-link[href$="Qwen/Qwen3-8B/"]').click()
+        page.wait_for_selector(".rb-mount")
+        # wide: the theme's search box in the header; narrow: its button
+        theirs = ".md-header .md-search__form:visible, .md-header label.md-header__button" \
+                 '[for="__search"]:visible'
+        expect(page.locator(theirs)).to_have_count(1)
+        page.go_back()
+        page.wait_for_selector(".rcp-browse.rcp-js")
+        expect(page.locator(theirs)).to_have_count(0)
+    finally:
+        context.close()
+
+
+def test_search_finds_embedding_and_h100_models(site_page: Page, site: Site) -> None:
+    """Issue 36.3: "embedding" found 2 of the 4 embedding models (not BAAI/bge-m3), "H100"
+    none. Models named so come first, then those whose task or hardware it is."""
+    page = site_page
+    open_home(page)
+    search = control(page, "Search")
+    search.press_sequentially("embedding")
+    embedding = with_task("embedding")
+    assert "BAAI/bge-m3" in embedding and len(embedding) >= 4
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(embedding)))
+    assert shown_ids(page) == embedding
+    order = on_screen_order(page)
+    named = [h for h in order if "embedding" in h.lower()]
+    assert order[:len(named)] == named and "BAAI/bge-m3" not in named
+    expect(page.locator("[data-rcp-order]")).to_contain_text("Searching")
+
+    search.fill("H100")
+    hardware = json.loads((site.root / "hardware.json").read_text(encoding="utf-8"))
+    h100 = set(hardware["hardware"]["h100"]["models"])
+    assert len(h100) >= 50
+    expect(page.locator("[data-rcp-count]")).to_have_text(str(len(h100)))
+    assert shown_ids(page) == h100
+    wait_query(page, {"search": "H100"})
+
+
+@pytest.mark.parametrize(("query", "sort"), [
+    *((q, "newest") for q in ("embedding", "H100", "speech", "image", "flux", "fp8", "nvfp4",
+                              "mi300x", "qwen3", "llama 3", "deepseek v4", "embeding", "speach",
+                              "mini", "K2-Horizon")),
+    ("qwen", "provider"), ("embedding", "name"),
+])
+def test_the_page_ranks_as_model_search_does(site_page: Page, query: str, sort: str) -> None:
+    """browse.js's matcher is model_search.rank: the same cards, the same scores (the page's
+    order key, the card's `order`, is score × cards + place in the chosen order; grouped by
+    provider, the best match comes first within each provider)."""
+    page = site_page
+    open_home(page, f"/?sort={sort}" if sort != "newest" else "/")
+    control(page, "Search").fill(query)
+    want = python_scores(page, query)
+    assert shown_ids(page) == set(want)
+    got = page.evaluate("""sort => Object.fromEntries([...document.querySelectorAll(
+        ".rcp-card:not([hidden])")].map(el => [el.querySelector(".rcp-card-id code").textContent,
+        [Number(el.style.order),
+         Number(el.style.getPropertyValue(`--rcp-o-${sort}`))]]))""", sort)
+    total = len(active_recipes())
+    assert {h: (key - place) // total for h, (key, place) in got.items()} == want
+    if sort == "provider":  # within each group
+        for group in page.locator(".rcp-group:not([hidden])").all():
+            ids = group.locator(".rcp-card:not([hidden]) .rcp-card-id code").all_text_contents()
+            boxes = [page.locator(f'.rcp-card:has(code:text-is("{h}"))').bounding_box()
+                     for h in ids]
+            seen = [h for _, h in sorted(((b["y"], b["x"]), h) for b, h in zip(
+                boxes, ids, strict=True) if b)]
+            assert seen == sorted(seen, key=lambda h: got[h][0])
+    else:
+        order = on_screen_order(page)
+        assert order == sorted(order, key=lambda h: got[h][0])
 
 
 def test_unknown_url_values_are_dropped_with_a_notice(site_page: Page, site: Site) -> None:
