@@ -645,6 +645,10 @@ class Dependency(Strict):
     """Shell line(s) to run in the vLLM environment."""
     optional: bool = False
     """Only needed for part of the model's features (said in the note)."""
+    unpinned: str | None = None
+    """Why the step installs a package without pinning its version (a nightly build kept as it
+    is, a source checkout); every other `pip install` names exact versions
+    (tests/test_install_lines.py)."""
     hardware: list[HardwareKey] = ["all"]
     """Hardware keys the step is for."""
     install: list[InstallMethod] = ["pip"]
@@ -652,6 +656,13 @@ class Dependency(Strict):
     provides: list[str] = []
     """Paths a command may name (`--deploy-config`, `--chat-template`, ...) that the step
     leaves where `vllm serve` starts (see builder/commands/needed_files.py)."""
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _release(cls, value: Any) -> Any:
+        """`{vllm_version}` is the checked release, as in the brands' install lines (an extra of
+        vLLM installed at the release already there: `"vllm[audio]=={vllm_version}"`)."""
+        return vllm_release.fill(value) if isinstance(value, str) else value
 
 
 ParserKind = Literal["tool_call_parser", "reasoning_parser"]
