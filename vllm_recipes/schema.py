@@ -301,6 +301,9 @@ class Brand(Strict):
     """Shell lines that install a nightly vLLM (when a recipe needs one)."""
     device: str = "GPU"
     """What one accelerator is called in summaries (GPU, NPU, TPU chip, NUMA node)."""
+    build: str | None = None
+    """The build `default_image` and `pip_install` install when it is not the checked vLLM
+    release (a plugin released on its own line); shown beside the command."""
 
     @field_validator("default_image", "nightly_image", "pip_install", "pip_install_nightly",
                      mode="before")

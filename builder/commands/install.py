@@ -60,9 +60,11 @@ def other_build(ctx: Context, method: str) -> str | None:
     other than the brand's default (a model-specific one)."""
     if method == "pip":
         nightly = ctx.model.get("nightly") and ctx.brand.get("pip_install_nightly")
-        return "a nightly vLLM build" if nightly else None
+        return "a nightly vLLM build" if nightly else ctx.brand.get("build")
     image = docker_image(ctx)
-    return None if image == ctx.brand["default_image"] else f"the image {image}"
+    if image == ctx.brand["default_image"]:
+        return ctx.brand.get("build")
+    return f"the image {image}"
 
 
 def checked_with(ctx: Context, method: str) -> str:
