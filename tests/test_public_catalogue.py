@@ -312,6 +312,9 @@ def site_wide() -> dict[Key, dict[str, Any]]:
         for (model, query), comparison in comparisons().items():
             if entry["scope"] == "every multi-node command" and (model, query) not in multi_node:
                 continue
+            frontend = catalog().recipes[model].model.default_frontend
+            if frontend is not None and frontend == entry.get("except_default_frontend"):
+                continue  # the recipe picks the frontend the entry's difference is about
             for role, _, theirs in comparison.compared:
                 if _public_value(theirs, entry["option"]) == entry["ours"]:
                     continue  # the public sets the same thing there: no difference
