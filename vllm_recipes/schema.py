@@ -650,8 +650,8 @@ class Dependency(Strict):
     """Only needed for part of the model's features (said in the note)."""
     unpinned: str | None = None
     """Why the step installs a package without pinning its version (a nightly build kept as it
-    is, a source checkout); every other `pip install` names exact versions
-    (tests/test_install_lines.py)."""
+    is, a main-branch checkout), or a vLLM other than the release its label names; every other
+    `pip install` names exact versions (tests/test_install_lines.py)."""
     hardware: list[HardwareKey] = ["all"]
     """Hardware keys the step is for."""
     install: list[InstallMethod] = ["pip"]
