@@ -514,6 +514,9 @@ class HardwareOverride(Strict):
     value written as a mapping is merged key by key into the one set before."""
     extra_env: dict[EnvName, OneLine] = {}
     docker_image: Image | None = None
+    docker_command_prefix: list[OneLine] | None = None
+    """Words after the image when this override's image has no `vllm serve` entrypoint
+    (`[vllm, serve]`); replaces the brand's `docker_command_prefix`."""
     install: InstallToggle | None = None
     parallel_size: Annotated[int, Field(ge=1)] | None = None
     """Replaces the strategy's parallel size (see the builder's auto-fit rule)."""

@@ -10,7 +10,7 @@ from ..shell import INDENT, format_lines
 from ..types import Command
 from .compose import Context
 
-__all__ = ["docker_image", "with_docker"]
+__all__ = ["docker_command_prefix", "docker_image", "with_docker"]
 
 HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
 
@@ -30,6 +30,16 @@ def docker_image(ctx: Context) -> str:
     for ov in ctx.overrides():
         image = ov.data.get("docker_image") or image
     return image
+
+
+def docker_command_prefix(ctx: Context) -> list[str]:
+    """The words after the image when it has no `vllm serve` entrypoint: the brand's, unless an
+    override (an image of its own) says otherwise, the most specific last."""
+    prefix: list[str] = list(ctx.brand.get("docker_command_prefix", []))
+    for ov in ctx.overrides():
+        if ov.data.get("docker_command_prefix") is not None:
+            prefix = list(ov.data["docker_command_prefix"])
+    return prefix
 
 
 def with_docker(
@@ -60,7 +70,7 @@ def with_docker(
     lines.append(["-v", HF_CACHE])
     lines += [["-v", volume] for volume in volumes]
     lines += [["-e", f"{name}={value}"] for name, value in command["env"].items()]
-    lines.append([docker_image(ctx), *ctx.brand.get("docker_command_prefix", []), *argv[2:3]])
+    lines.append([docker_image(ctx), *docker_command_prefix(ctx), *argv[2:3]])
     docker_argv = [token for line in lines for token in line] + argv[3:]
     return {**command, "docker_argv": docker_argv,
             "docker_text": format_lines(lines) + _option_lines(command["text"], argv)}
