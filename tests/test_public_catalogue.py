@@ -328,7 +328,8 @@ def site_wide() -> dict[Key, dict[str, Any]]:
 def test_every_shared_recipe_is_compared_with_goldens_of_its_public_commit() -> None:
     first = settings(GOLDEN)["commit"]
     at_first = {m for m, (_, commit) in shared().items() if commit == first}
-    assert len(at_first) >= 140, len(at_first)
+    # Recipes move to newer/ as they take later public files (issue 35); all are compared.
+    assert len(sample()) >= 150, len(sample())
     on_file = {m for m, path in golden_files().items() if path.parent.parent == GOLDEN}
     missing = sorted(at_first - on_file)
     assert not missing, f"shared recipes with no golden file: {missing}"
