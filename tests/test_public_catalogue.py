@@ -375,7 +375,8 @@ def test_the_comparison_reaches_every_kind_of_command() -> None:
     queried = {r["query"] for _, r in renderings()}
     assert set(settings(GOLDEN)["hardware"]) | {"default"} <= queried, queried
     compared = sum(1 for c in comparisons().values() if c.compared)
-    assert compared >= 1000, compared
+    # newer/ goldens query three GPUs, the first snapshot six: the count drops as recipes move.
+    assert compared >= 900, compared
 
 
 # --- the comparison -------------------------------------------------------------------------
