@@ -16,6 +16,7 @@ import pytest
 
 from builder import SelectionError, build
 from builder.commands.omni_tasks import omni_task
+from builder.vllm_release import OMNI_VERSION, OMNI_VLLM_VERSION
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 from vllm_recipes.vllm_flags import OMNI_FLAGS_FILE, serve_flags
 
@@ -58,9 +59,14 @@ def test_qwen_image_json_gives_the_omni_command_install_steps_and_a_t2i_request(
     assert result["selection"]["task"] == "t2i"
     assert result["selection"]["strategy"] == "omni_server"
     pip = result["install_commands"]["pip"]
-    assert pip["available"] and "vllm" in pip["command"]
-    assert any("vllm-omni" in step["command"] and not step["optional"]
-               for step in pip["dependencies"])
+    # The install names the vLLM-Omni release its parser check used and the vLLM it runs on,
+    # both pinned, and no later step takes vLLM back to another release (issue 35).
+    assert pip["available"]
+    assert f"vllm=={OMNI_VLLM_VERSION} vllm-omni=={OMNI_VERSION}" in pip["command"]
+    assert pip["checked_with"] == (
+        f"checked with vLLM-Omni {OMNI_VERSION} on vLLM {OMNI_VLLM_VERSION}")
+    assert not any("vllm==" in step["command"] or "vllm-omni.git" in step["command"]
+                   for step in pip["dependencies"])
     request = result["request"]
     assert request["label"] == "Text → Image"
     assert "http://localhost:8000/v1/images/generations" in request["text"]

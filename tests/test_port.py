@@ -280,3 +280,86 @@ def test_a_line_separator_in_public_text_writes_no_key(tmp_path: Path, separator
     assert loaded["features"]["reasoning"]["description"] == f"a{separator}\nevil: 3"
     for line in text.split("\n"):  # no other line break, no escape reaches the file raw
         assert line.isprintable(), repr(line)
+
+
+# --- the public format as of 2026-10 (issue 35): cut down from GLM-5.1 (0ed460b),
+# MiMo-V2.6-Pro-RL (06f7667), Qwen3-8B (1fc9fda) and gemma-4-26B-A4B-it (03eb3d2) -------------
+
+
+def test_default_frontend_is_ours_and_an_unknown_one_is_flagged() -> None:
+    ours, todo = port(model__default_frontend="rust")
+    assert ours["model"]["default_frontend"] == "rust" and todo == []
+    ours, todo = port(model__default_frontend="grpc")
+    assert "default_frontend" not in ours["model"]
+    assert todo_about(todo, "model.default_frontend: 'grpc' is not a frontend here")
+
+
+def test_an_unsupported_frontend_makes_the_other_the_default_and_says_so() -> None:
+    note = "The pinned image predates the mimo parsers of the Rust frontend."
+    ours, todo = port(model__frontends={"rust": {"status": "unsupported", "note": note}})
+    assert ours["model"]["default_frontend"] == "python"
+    line = todo_about(todo, "model.frontends.rust.status: unsupported; the draft defaults to "
+                            "python (frontend=rust stays selectable here)")
+    assert "predates the mimo parsers" in line
+    _, todo = port(model__frontends={"rust": {"status": "deprecated"}})
+    assert todo_about(todo, "model.frontends.rust.status: 'deprecated' is not a status")
+    _, todo = port(model__frontends={"grpc": {"status": "unsupported"}})
+    assert todo_about(todo, "model.frontends.grpc: 'grpc' is not a frontend here")
+
+
+def test_a_features_env_is_ours() -> None:
+    long_context = {"description": "YaRN to 1M tokens",
+                    "args": ["--max-model-len", "1000000"],
+                    "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}}
+    ours, todo = port(features__long_context=long_context, opt_in_features=["long_context"])
+    assert ours["features"]["long_context"] == {
+        "description": "YaRN to 1M tokens", "opt_in": True,
+        "args": ["--max-model-len", "1000000"],
+        "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}}
+    assert todo == []
+
+
+def test_docker_serve_command_and_install_toggle_of_an_override() -> None:
+    ours, todo = port(variants__default__hardware_overrides={"dgx_spark_gb10": {
+        "docker_image": "eugr/spark-vllm:nightly-20260704", "docker_serve_command": "vllm serve",
+        "install": {"pip": False}}})
+    assert ours["variants"]["default"]["hardware_overrides"]["dgx_spark_gb10"] == {
+        "docker_image": "eugr/spark-vllm:nightly-20260704",
+        "docker_command_prefix": ["vllm", "serve"], "install": {"pip": False}}
+    assert todo == []
+    ours, todo = port(hardware_overrides={"amd": {"install": {"wheel": False},
+                                                  "docker_serve_command": 3}})
+    assert "amd" not in ours.get("hardware_overrides", {})
+    assert todo_about(todo, "hardware_overrides.amd.install: {'wheel': False} is not")
+    assert todo_about(todo, "hardware_overrides.amd.docker_serve_command: 3 is not a command")
+
+
+def test_a_draft_with_the_newer_fields_validates_and_renders(tmp_path: Path) -> None:
+    from builder import build
+
+    public = copy.deepcopy(PUBLIC)
+    public["meta"]["hardware"] = {"dgx_spark_gb10": "verified", "b300": "verified"}
+    public["model"]["frontends"] = {"rust": {"status": "unsupported", "note": "no parsers"}}
+    public["variants"]["default"]["vram_minimum_gb"] = 60
+    public["variants"]["default"]["hardware_overrides"] = {"dgx_spark_gb10": {
+        "docker_image": "eugr/spark-vllm:nightly-20260704", "docker_serve_command": "vllm serve",
+        "install": {"pip": False}}}
+    public["features"]["long_context"] = {"description": "longer", "env": {
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}, "args": ["--max-model-len", "1000000"]}
+    public["opt_in_features"] = ["long_context"]
+    tree = _tree(tmp_path)
+    source = tmp_path / "public" / "models" / "zai-org" / "GLM-5.3.yaml"
+    source.parent.mkdir(parents=True)
+    source.write_text(yaml.safe_dump(public), encoding="utf-8")
+    out = run_port(str(source), "--recipes", str(tree), "--upstream-commit", "e46f53b")
+    assert out.returncode == 0, out.stderr
+    loaded = load_catalog(tree)  # the draft passes every check
+    result = build(loaded.builder_catalog(), loaded.builder_recipe("zai-org/GLM-5.3"),
+                   {"hardware": "dgx_spark_gb10", "install": "docker", "long_context": "on"})
+    assert result["selection"]["frontend"] == "python"
+    assert not result["install"]["pip"]["available"]
+    (serve,) = [c for c in result["commands"] if c["argv"][:2] == ["vllm", "serve"]]
+    docker = serve["docker_argv"]
+    image = docker.index("eugr/spark-vllm:nightly-20260704")
+    assert docker[image + 1:image + 4] == ["vllm", "serve", "zai-org/GLM-5.3"]
+    assert serve["env"]["VLLM_ALLOW_LONG_MAX_MODEL_LEN"] == "1"

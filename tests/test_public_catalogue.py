@@ -312,6 +312,9 @@ def site_wide() -> dict[Key, dict[str, Any]]:
         for (model, query), comparison in comparisons().items():
             if entry["scope"] == "every multi-node command" and (model, query) not in multi_node:
                 continue
+            frontend = catalog().recipes[model].model.default_frontend
+            if frontend is not None and frontend == entry.get("except_default_frontend"):
+                continue  # the recipe picks the frontend the entry's difference is about
             for role, _, theirs in comparison.compared:
                 if _public_value(theirs, entry["option"]) == entry["ours"]:
                     continue  # the public sets the same thing there: no difference
@@ -325,7 +328,8 @@ def site_wide() -> dict[Key, dict[str, Any]]:
 def test_every_shared_recipe_is_compared_with_goldens_of_its_public_commit() -> None:
     first = settings(GOLDEN)["commit"]
     at_first = {m for m, (_, commit) in shared().items() if commit == first}
-    assert len(at_first) >= 140, len(at_first)
+    # Recipes move to newer/ as they take later public files (issue 35); all are compared.
+    assert len(sample()) >= 150, len(sample())
     on_file = {m for m, path in golden_files().items() if path.parent.parent == GOLDEN}
     missing = sorted(at_first - on_file)
     assert not missing, f"shared recipes with no golden file: {missing}"
@@ -371,7 +375,8 @@ def test_the_comparison_reaches_every_kind_of_command() -> None:
     queried = {r["query"] for _, r in renderings()}
     assert set(settings(GOLDEN)["hardware"]) | {"default"} <= queried, queried
     compared = sum(1 for c in comparisons().values() if c.compared)
-    assert compared >= 1000, compared
+    # newer/ goldens query three GPUs, the first snapshot six: the count drops as recipes move.
+    assert compared >= 900, compared
 
 
 # --- the comparison -------------------------------------------------------------------------

@@ -19,6 +19,11 @@ behaviour to its command synthesis; the draft writes it down in our format (v2):
   `kv_cache_strategy_hardware` (gates of the KV-store strategies, read like
   `strategy_hardware`), a feature's `extra_env` (our `env`), `strategy_overrides.<s>.env`
   (our `extra_env`);
+- the format as of 2026-10: `model.default_frontend` (ours too), `model.frontends.<name>`
+  (a frontend marked `unsupported` makes the other one the default, with a TODO line: it stays
+  selectable here), a feature's or mode's `env` (ours), an override's `docker_serve_command`
+  (the words after the image, our `docker_command_prefix`) and `install: {pip: false}`
+  (kept, on the variant's or recipe's override); an unknown frontend or status is a TODO line;
 - `upstream: {path, commit}` records the public file and commit the draft was made from:
   `--upstream-path` (else read from an input path ending `models/<Org>/<repo>.yaml`) and
   `--upstream-commit`;
@@ -51,7 +56,9 @@ __all__ = ["KNOWN", "draft", "main", "upstream_path"]
 
 DROPPED_META = ("difficulty", "slug", "platforms", "hardware", "default_hardware")
 DROPPED_MODEL = ("base_args", "base_env", "supports_dcp", "docker_source", "flashinfer_autotune",
-                 "nightly_required", "install", "docker_image")
+                 "nightly_required", "install", "docker_image", "default_frontend", "frontends")
+FRONTENDS = ("rust", "python")
+"""The frontends both formats name (`builder.vocabulary.FRONTENDS` here)."""
 BRAND_KEYS = {"nvidia": "nvidia", "amd": "amd", "tpu": "google", "intel": "xeon", "huawei": "npu"}
 
 # The public fields the port reads (or drops on purpose), per place in the file; anything
@@ -68,15 +75,16 @@ KNOWN = {
     "model": {"model_id", "min_vllm_version", "architecture", "parameter_count",
               "active_parameters", "context_length", "base_args", "base_env", "docker_image",
               "docker_source", "flashinfer_autotune", "nightly_required", "install",
-              "supports_dcp"},
-    "feature": {"label", "description", "args", "extra_env", "default_mode", "modes", "hardware",
-                "hardware_overrides", "strategies", "companion"},
-    "mode": {"label", "description", "args", "hardware", "hardware_overrides", "variants"},
+              "supports_dcp", "default_frontend", "frontends"},
+    "feature": {"label", "description", "args", "extra_env", "env", "default_mode", "modes",
+                "hardware", "hardware_overrides", "strategies", "companion"},
+    "mode": {"label", "description", "args", "env", "hardware", "hardware_overrides",
+             "variants"},
     "args_override": {"args"},
     "variant": {"model_id", "label", "precision", "vram_minimum_gb", "description",
                 "min_vllm_version", "docker_image", "default_modes", "supported_hardware",
                 "precision_hardware", "tp", "extra_args", "extra_env", "hardware_overrides"},
-    "override": {"extra_args", "extra_env", "docker_image", "install"},
+    "override": {"extra_args", "extra_env", "docker_image", "docker_serve_command", "install"},
     "strategy_override": {"extra_args", "vllm_args", "extra_env", "env", "tp",
                           "hardware_overrides"},
     "dependency": {"note", "command", "optional", "brand", "install_modes"},
@@ -121,8 +129,24 @@ def _override(data: dict[str, Any], where: str = "",
                         else data[key])
     if not out.get("extra_args"):
         out.pop("extra_args", None)
+    if data.get("docker_serve_command"):
+        command = data["docker_serve_command"]
+        if isinstance(command, str) and command.split():
+            # The image's entrypoint is not `vllm serve`: the words go after the image.
+            out["docker_command_prefix"] = command.split()
+        elif todo is not None:
+            todo.append(f"{where}.docker_serve_command: {command!r} is not a command; write "
+                        "the words after the image as docker_command_prefix by hand")
     if "install" in data:
-        out["install"] = data["install"]
+        install = data["install"]
+        methods = install if isinstance(install, dict) else {}
+        if todo is not None and (not methods or any(
+                m not in ("pip", "docker") or not isinstance(v, bool)
+                for m, v in methods.items())):
+            todo.append(f"{where}.install: {install!r:.60} is not {{pip|docker: true|false}}; "
+                        "write the install toggles by hand")
+        else:
+            out["install"] = dict(methods)
     return out
 
 
@@ -303,9 +327,43 @@ def _model(model: Data, ours: Data, todo: list[str]) -> None:
             images[BRAND_KEYS.get(brand, brand)] = value
         ours["model"]["docker_image"] = images
     _install(model.get("install") or {}, ours, todo)
+    _frontends(model, ours, todo)
     if model.get("supports_dcp"):
         todo.append("model.supports_dcp: the public site offers decode context parallel as an "
                     "advanced option; our builder does not (no default command changes)")
+
+
+def _frontends(model: Data, ours: Data, todo: list[str]) -> None:
+    """`model.default_frontend` as ours; `model.frontends.<name>.status: unsupported` makes
+    the other frontend the default (a TODO line says the refused one stays selectable here)."""
+    default = model.get("default_frontend")
+    if default is not None:
+        if default in FRONTENDS:
+            ours["model"]["default_frontend"] = default
+        else:
+            todo.append(f"model.default_frontend: {default!r} is not a frontend here "
+                        f"({', '.join(FRONTENDS)})")
+    for name, spec in (model.get("frontends") or {}).items():
+        where = f"model.frontends.{name}"
+        status = spec.get("status") if isinstance(spec, dict) else None
+        if name not in FRONTENDS:
+            todo.append(f"{where}: {name!r} is not a frontend here ({', '.join(FRONTENDS)})")
+            continue
+        if status in ("supported", "verified", "experimental", None):
+            continue
+        if status != "unsupported":
+            todo.append(f"{where}.status: {status!r} is not a status the port knows "
+                        "(unsupported, supported); settle it by hand")
+            continue
+        (other,) = [f for f in FRONTENDS if f != name]
+        if ours["model"].get("default_frontend", other) == name:
+            todo.append(f"{where}.status: unsupported, but default_frontend names it; settle "
+                        "which frontend serves the model")
+            continue
+        ours["model"]["default_frontend"] = other
+        note = spec.get("note") or "no reason given"
+        todo.append(f"{where}.status: unsupported; the draft defaults to {other} (frontend="
+                    f"{name} stays selectable here): say why in a comment ({note!r:.80})")
 
 
 def _install(install: Data, ours: Data, todo: list[str]) -> None:
@@ -352,8 +410,8 @@ def _features(public: Data, todo: list[str]) -> Data:
             out["opt_in"] = hw_opt_in[fid]
         if feature.get("args"):
             out["args"] = _args(feature["args"], f"features.{fid}.args", todo)
-        if feature.get("extra_env"):
-            out["env"] = dict(feature["extra_env"])
+        if feature.get("extra_env") or feature.get("env"):
+            out["env"] = {**(feature.get("extra_env") or {}), **(feature.get("env") or {})}
         if feature.get("strategies"):
             out["strategies"] = feature["strategies"]
         if feature.get("hardware"):
@@ -385,6 +443,8 @@ def _mode(where: str, mid: str, mode: Data, todo: list[str]) -> Data:
         m["hardware"] = _keyed(mode["hardware"])
     if mode.get("args"):
         m["args"] = _args(mode["args"])
+    if mode.get("env"):
+        m["env"] = dict(mode["env"])
     for key, override in (mode.get("hardware_overrides") or {}).items():
         _unknown(f"{where}.hardware_overrides.{key}", override, "args_override", todo)
     if mode.get("hardware_overrides"):

@@ -385,6 +385,9 @@ class Brand(Strict):
     """Shell lines that install a nightly vLLM (when a recipe needs one)."""
     device: str = "GPU"
     """What one accelerator is called in summaries (GPU, NPU, TPU chip, NUMA node)."""
+    build: str | None = None
+    """The build `default_image` and `pip_install` install when it is not the checked vLLM
+    release (a plugin released on its own line); shown beside the command."""
 
     @field_validator("default_image", "nightly_image", "pip_install", "pip_install_nightly",
                      mode="before")
@@ -595,6 +598,9 @@ class HardwareOverride(Strict):
     value written as a mapping is merged key by key into the one set before."""
     extra_env: Env = {}
     docker_image: Image | None = None
+    docker_command_prefix: list[OneLine] | None = None
+    """Words after the image when this override's image has no `vllm serve` entrypoint
+    (`[vllm, serve]`); replaces the brand's `docker_command_prefix`."""
     install: InstallToggle | None = None
     parallel_size: Annotated[int, Field(ge=1)] | None = None
     """Replaces the strategy's parallel size (see the builder's auto-fit rule)."""
@@ -729,6 +735,10 @@ class Dependency(Strict):
     """Shell line(s) to run in the vLLM environment."""
     optional: bool = False
     """Only needed for part of the model's features (said in the note)."""
+    unpinned: str | None = None
+    """Why the step installs a package without pinning its version (a nightly build kept as it
+    is, a main-branch checkout), or a vLLM other than the release its label names; every other
+    `pip install` names exact versions (tests/test_install_lines.py)."""
     hardware: list[HardwareKey] = ["all"]
     """Hardware keys the step is for."""
     install: list[InstallMethod] = ["pip"]
@@ -736,6 +746,13 @@ class Dependency(Strict):
     provides: list[str] = []
     """Paths a command may name (`--deploy-config`, `--chat-template`, ...) that the step
     leaves where `vllm serve` starts (see builder/commands/needed_files.py)."""
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _release(cls, value: Any) -> Any:
+        """`{vllm_version}` is the checked release, as in the brands' install lines (an extra of
+        vLLM installed at the release already there: `"vllm[audio]=={vllm_version}"`)."""
+        return vllm_release.fill(value) if isinstance(value, str) else value
 
 
 ParserKind = Literal["tool_call_parser", "reasoning_parser"]

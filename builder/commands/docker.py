@@ -24,8 +24,8 @@ from .compose import Context
 from .omni import server_gpus
 from .summary import parallel_sizes
 
-__all__ = ["GPUS", "HF_TOKEN", "docker_image", "gpus_value", "node_devices", "uses_rdma",
-           "with_docker"]
+__all__ = ["GPUS", "HF_TOKEN", "docker_command_prefix", "docker_image", "gpus_value",
+           "node_devices", "uses_rdma", "with_docker"]
 
 HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
 HF_TOKEN = "HF_TOKEN"
@@ -95,6 +95,16 @@ def docker_image(ctx: Context) -> str:
     return image
 
 
+def docker_command_prefix(ctx: Context) -> list[str]:
+    """The words after the image when it has no `vllm serve` entrypoint: the brand's, unless an
+    override (an image of its own) says otherwise, the most specific last."""
+    prefix: list[str] = list(ctx.brand.get("docker_command_prefix", []))
+    for ov in ctx.overrides():
+        if ov.data.get("docker_command_prefix") is not None:
+            prefix = list(ov.data["docker_command_prefix"])
+    return prefix
+
+
 def with_docker(
     ctx: Context,
     command: Command,
@@ -138,7 +148,7 @@ def with_docker(
     lines += [["-v", volume] for volume in volumes]
     lines.append(["-e", HF_TOKEN])
     lines += [["-e", f"{name}={value}"] for name, value in env.items()]
-    lines.append([docker_image(ctx), *ctx.brand.get("docker_command_prefix", []), *argv[2:3]])
+    lines.append([docker_image(ctx), *docker_command_prefix(ctx), *argv[2:3]])
     docker_argv = [token for line in lines for token in line] + argv[3:]
     return {**command, "docker_argv": docker_argv,
             "docker_text": format_lines(lines) + _option_lines(command["text"], argv)}

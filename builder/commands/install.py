@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..hardware_keys import matches
 from ..types import Dependency, InstallChoice
-from ..vllm_release import checked_note
+from ..vllm_release import checked_note, omni_pip
 from ..vocabulary import INSTALL_METHODS
 from .compose import Context
 from .docker import docker_image
@@ -52,7 +52,10 @@ def dependencies(ctx: Context, method: str) -> list[Dependency]:
 def pip_command(ctx: Context) -> str | None:
     if ctx.model.get("nightly") and ctx.brand.get("pip_install_nightly"):
         return str(ctx.brand["pip_install_nightly"])
-    return ctx.brand.get("pip_install")
+    command = ctx.brand.get("pip_install")
+    if command and ctx.recipe.get("omni"):
+        return omni_pip(str(command))
+    return command
 
 
 def other_build(ctx: Context, method: str) -> str | None:
@@ -60,14 +63,18 @@ def other_build(ctx: Context, method: str) -> str | None:
     other than the brand's default (a model-specific one)."""
     if method == "pip":
         nightly = ctx.model.get("nightly") and ctx.brand.get("pip_install_nightly")
-        return "a nightly vLLM build" if nightly else None
+        if nightly:
+            return "a nightly vLLM build"
+        return None if ctx.recipe.get("omni") else ctx.brand.get("build")
     image = docker_image(ctx)
-    return None if image == ctx.brand["default_image"] else f"the image {image}"
+    if image == ctx.brand["default_image"]:
+        return ctx.brand.get("build")
+    return f"the image {image}"
 
 
 def checked_with(ctx: Context, method: str) -> str:
     """The line the page shows beside the command (see `vllm_release.checked_note`)."""
-    return checked_note(other_build(ctx, method))
+    return checked_note(other_build(ctx, method), omni=bool(ctx.recipe.get("omni")))
 
 
 def install_choices(ctx: Context, argvs: list[list[str]]) -> dict[str, InstallChoice]:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from builder.vllm_release import VLLM_VERSION
+from builder.vllm_release import OMNI_VERSION, VLLM_VERSION
 from tests.recipes_data import ROOT
 
 CHECKER = Path(__file__).with_name("check_argv.py")
-OMNI_VERSION = "0.30.0"
 PYTHONS = {
     "vllm": os.environ.get("VLLM_PARSER_PYTHON")
     or str(ROOT / ".parser-venv" / f"vllm-{VLLM_VERSION}" / "bin" / "python"),
