@@ -80,7 +80,7 @@ MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
     "data parallel 999 on one node": (
         lambda root: edit(recipe(root), "    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n"
                           "    extra_args: {--data-parallel-size: 999}\n"),
-        "recipes/models/Qwen/Qwen3-8B.yaml:36: variants.default.extra_args[1]: 999 is more"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:47: variants.default.extra_args[1]: 999 is more"),
     "a base TP of 3 (the strategy replaced it)": (
         lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
                           "  base_args: {--tensor-parallel-size: 3}\n"),
@@ -110,7 +110,7 @@ MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
         "U+202E"),
     "a zero-width space in a label": (
         lambda root: edit(recipe(root), "label: BF16", 'label: "BF\\u200B16"'),
-        "recipes/models/Qwen/Qwen3-8B.yaml:33: variants.default.label: holds an invisible "
+        "recipes/models/Qwen/Qwen3-8B.yaml:44: variants.default.label: holds an invisible "
         "U+200B"),
     "no guide": (
         lambda root: (root / "models" / f"{MODEL}.md").unlink(),
@@ -119,17 +119,22 @@ MUTATIONS: dict[str, tuple[Mutation, str | None]] = {
         lambda root: edit(recipe(root), "or a CPU host.\n", "or a CPU host.\n"
                           "  fp8: {label: FP8, precision: fp8, model_id: Qwen/Qwen3-8B, "
                           "vram_minimum_gb: 12}\n"),
-        "recipes/models/Qwen/Qwen3-8B.yaml:37: variants.fp8.model_id: labelled 'FP8' (fp8)"),
+        "recipes/models/Qwen/Qwen3-8B.yaml:48: variants.fp8.model_id: labelled 'FP8' (fp8)"),
     "a variant id in another letter case": (
         lambda root: edit(recipe(root), "or a CPU host.\n", "or a CPU host.\n"
                           "  fp8: {label: FP8, precision: fp8, model_id: qwen/qwen3-8b, "
                           "vram_minimum_gb: 12}\n"),
-        "recipes/models/Qwen/Qwen3-8B.yaml:37: variants.fp8.model_id: 'qwen/qwen3-8b' differs "
+        "recipes/models/Qwen/Qwen3-8B.yaml:48: variants.fp8.model_id: 'qwen/qwen3-8b' differs "
         "only in letter case"),
     "two recipes whose ids differ only in letter case": (
         lambda root: _lower_case_twin(root),
         "recipes/models/qwen/qwen3-8b.yaml:16: model.model_id: 'qwen/qwen3-8b' differs only "
         "in letter case from 'Qwen/Qwen3-8B'"),
+    "a valid edit (a longer window with vLLM's opt-in)": (
+        lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
+                          "  base_args: {--max-model-len: 1M}\n"
+                          "  base_env: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: '1'}\n"),
+        None),
     "a valid edit (another max-model-len)": (
         lambda root: edit(recipe(root), "  context_length: 40960\n", "  context_length: 40960\n"
                           "  base_args: {--max-model-len: 16k}\n"),

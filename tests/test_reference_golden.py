@@ -87,6 +87,7 @@ V1_CHANGES = {
     "alternatives": "links relative to the document",
     "by_hardware": "links relative to the document",
     "strategy_spec": "the strategy's description is in our own words (prose is not copied)",
+    "docker_argv": "issue 32's container grant (`_ours`)",
 }
 
 
@@ -102,7 +103,8 @@ def test_the_v1_document_keeps_every_reference_fact_but_the_v1_changes() -> None
             assert ours[key] == value, key
     exports = "".join(f"export {k}={v}\n" for k, v in EXPECTED["env"].items())
     assert ours["command"] == exports + EXPECTED["command"].replace("\n ", "\n  ")
-    assert ours["docker_command"] == EXPECTED["docker_command"].replace("\n ", "\n  ")
+    assert ours["docker_command"] == _ours_text(EXPECTED["docker_command"]).replace("\n ", "\n  ")
+    assert ours["docker_argv"] == _ours(EXPECTED["docker_argv"])
     for key in ("alternatives", "by_hardware"):  # the same files, named relative
         assert {k: urljoin("/deepseek-ai/DeepSeek-V4-Flash.json", v)
                 for k, v in ours[key].items()} == EXPECTED[key]

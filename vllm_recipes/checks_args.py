@@ -16,7 +16,9 @@ feature's or mode's `args`, every `extra_args`):
   strategy sets its own size there and replaces the value, or the value multiplies the GPUs
   the command asks for (a vLLM-Omni recipe, whose strategy sets none, may);
 - `--max-model-len` is not above the model's `context_length`, unless the same list scales
-  RoPE (`--hf-overrides`) or the list is a variant's with its own checkpoint.
+  RoPE (`--hf-overrides`), the same layer sets `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (vLLM's own
+  opt-in to a window past the config's, for models trained longer than their config says), or
+  the list is a variant's with its own checkpoint.
 """
 
 from __future__ import annotations
@@ -193,12 +195,24 @@ def _tokens_count(text: str) -> int | None:
     return int(match.group(3)) * 1024 ** ("KMGT".index(match.group(4)) + 1)
 
 
+LONG_CONTEXT_ENV = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+
+
 def check_context(recipe: Recipe, problems: Problems) -> None:
     """`--max-model-len` is not above `model.context_length` (see the module docstring)."""
     context = recipe.model.context_length
     if context is None:
         return
+    data = recipe.model_dump(by_alias=True)
     for path, tokens in args_fields(recipe):
+        layer: Any = data
+        for step in path[:-1]:
+            layer = layer.get(step) if isinstance(layer, dict) else None
+        env = {} if not isinstance(layer, dict) else {
+            **(layer.get("base_env") or {}), **(layer.get("extra_env") or {}),
+            **(layer.get("env") or {})}
+        if str(env.get(LONG_CONTEXT_ENV)) == "1":
+            continue  # vLLM's opt-in to a longer window than the config's
         if path[0] == "variants" and recipe.variants[path[1]].model_id not in (
                 None, recipe.model.model_id):
             continue  # another checkpoint: its own context
