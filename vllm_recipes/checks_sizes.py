@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from builder.commands.compose import HEADROOM, size_applies
 from builder.commands.deploy_types import DEPLOY_TYPES
 from builder.commands.offering import variant_runs_on
 from builder.hardware_keys import ALL, matching, ranked
@@ -21,8 +22,6 @@ from .schema import Recipe, Strategy
 
 __all__ = ["HEADROOM", "SIZE_FLAGS", "check_sizes"]
 
-HEADROOM = 1.2
-"""`vram_minimum_gb` is the weights times this factor (room for KV cache)."""
 SIZE_FLAGS = ("--tensor-parallel-size", "-tp", "--data-parallel-size", "-dp")
 
 Setting = tuple[tuple[Any, ...], str, int, int]
@@ -101,10 +100,12 @@ def _check_setting(setting: Setting, settings: list[Setting], recipe: Recipe,
         hw = hardware[hw_id]
         if _winner(siblings, hw_id, hw) != key:
             continue  # a more specific key of the same mapping sets this hardware's size
-        runs = [v for v in vids if variant_runs_on(catalog, data, v, hw_id)]
+        runs = [v for v in vids if variant_runs_on(catalog, data, v, hw_id)
+                and size_applies(size, key, hw_id, hw, recipe.variants[v].vram_minimum_gb,
+                                 host or _host_memory(recipe, path, hw_id, hw))]
         if not runs:
-            continue
-        if hw["gpu_count"] % size:
+            continue  # under a wider key, a size that cannot hold the model does not apply
+        if hw["gpu_count"] % size and (hw.get("max_gpus") or hw["gpu_count"]) % size:
             problems.add(loc, f"{size} does not divide the {hw['gpu_count']} GPUs of a "
                               f"{hw['display_name']} node")
             continue

@@ -29,6 +29,7 @@ Multi-node, prefill/decode and KV-store layouts add their own layers after these
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -43,7 +44,8 @@ from .kv_offload import offload_parts
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
-__all__ = ["DEFAULT_PORT", "Context", "builder_origin", "serve_command", "tool_command"]
+__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "serve_command", "size_applies",
+           "tool_command"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
@@ -181,7 +183,9 @@ class Context:
             size, rule = gpus, "the strategy spans every GPU of the node"
         origin = builder_origin(__name__, rule, "parallel size")
         for ov in self.overrides():
-            if ov.data.get("parallel_size") is not None:
+            if ov.data.get("parallel_size") is not None and size_applies(
+                    ov.data["parallel_size"], ov.key, self.hw_id, self.hw,
+                    self.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
                 size = ov.data["parallel_size"]
                 path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
                 origin = self.origin(path, f"override: {ov.key}")
@@ -261,6 +265,24 @@ class Context:
                                 f"frontend: {frontend}")
         env.update(FRONTENDS[frontend].env, origin)
         return env
+
+
+def size_applies(size: int, key: str, hw_id: str, hw: Data, vram_minimum_gb: float,
+                 host_gb: int = 0) -> bool:
+    """A parallel size a recipe sets under `key` applies on `hw_id`: always when the key is
+    the hardware's own id; under a wider key (`all`, a brand, a generation) only where the
+    node can hold it (`size` divides its most GPUs) and `size` GPUs hold the weights
+    (`vram_minimum_gb` / HEADROOM, less `host_gb` kept in host memory): on smaller hardware the builder's fit rule sizes the
+    command instead."""
+    if key == hw_id:
+        return True
+    most = hw.get("max_gpus") or hw["gpu_count"]
+    return (size <= most and most % size == 0
+            and size * hw["memory_gb"] >= math.ceil(vram_minimum_gb / HEADROOM) - host_gb)
+
+
+HEADROOM = 1.2
+"""`vram_minimum_gb` is the weights times this factor (room for KV cache)."""
 
 
 def serve_command(
