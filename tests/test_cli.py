@@ -34,7 +34,7 @@ def test_json_has_every_documented_key() -> None:
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert {"hf_id", "selection", "commands", "install", "unavailable", "notes"} <= set(result)
-    assert set(result["selection"]) == {"hardware", "variant", "strategy", "nodes", "frontend",
+    assert set(result["selection"]) == {"hardware", "variant", "strategy", "gpus", "nodes", "frontend",
                                         "install", "kv_offload", "tool_calling",
                                         "reasoning", "spec_decoding"}
     pd = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", "hardware=h200", "variant=fp8",

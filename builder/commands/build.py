@@ -192,9 +192,10 @@ def render(
 
 
 def typed_selection(selection: Mapping[str, str]) -> dict[str, str | int]:
-    """A selection as JSON publishes it: URL keys, with `nodes` a number (the page and the
-    URL keep every value a string)."""
-    return {key: int(value) if key == "nodes" else value for key, value in selection.items()}
+    """A selection as JSON publishes it: URL keys, with `nodes` and `gpus` numbers (the page
+    and the URL keep every value a string)."""
+    return {key: int(value) if key in ("nodes", "gpus") else value
+            for key, value in selection.items()}
 
 
 def published(result: Result) -> dict[str, object]:

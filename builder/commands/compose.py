@@ -38,8 +38,10 @@ from ..arglist import ArgList
 from ..env import EnvMap
 from ..hardware_keys import BRAND, ranked
 from ..shell import command_text, env_lines
+from ..sizing import Plan
 from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
+from .fit import NO_ESTIMATE, fit_plan
 from .kv_offload import offload_parts
 from .offering import label
 from .omni_tasks import TASK, omni_task
@@ -168,11 +170,64 @@ class Context:
                 return False
         return True
 
+    def size_override(self) -> tuple[int, Origin] | None:
+        """The parallel size the recipe sets here (the last override that applies), with
+        where it is set; None when it sets none."""
+        found = None
+        for ov in self.overrides():
+            if ov.data.get("parallel_size") is not None and size_applies(
+                    ov.data["parallel_size"], ov.key, self.hw_id, self.hw,
+                    self.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
+                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
+                found = (int(ov.data["parallel_size"]),
+                         self.origin(path, f"override: {ov.key}"))
+        return found
+
+    @property
+    def gpus(self) -> int | None:
+        """The GPUs the selection asks for (its `gpus`), None when it does not say."""
+        value = self.selection.get("gpus")
+        return int(value) if value else None
+
+    @cached_property
+    def sizing_args(self) -> ArgList:
+        """The options the fit rule reads (utilization, context, KV cache type): every
+        layer but the parallel size."""
+        args = self.base_options()
+        self.apply_overrides(args)
+        self.apply_features(args)
+        self.apply_strategy_removals(args)
+        return args
+
+    @cached_property
+    def plan(self) -> Plan | None:
+        """The fit rule's plan for single-node Tensor Parallel (None: another strategy, no
+        memory facts, or no fit)."""
+        if not self.auto_fit:
+            return None
+        override = self.size_override()
+        available = self.gpus or self.hw["gpu_count"]
+        return fit_plan(self.recipe, self.selection["variant"], self.hw, self.sizing_args,
+                        max(available, override[0] if override else 1),
+                        override[0] if override else None)
+
     def parallel_size(self) -> tuple[int, Origin]:
         """GPUs per server for the strategy's parallel flag, and where that number comes from
         (see the module docstring)."""
         gpus = self.hw["gpu_count"]
-        if self.auto_fit:
+        override = self.size_override()
+        found = self.plan
+        if override is not None and (self.auto_fit or self.gpus in (None, override[0])):
+            return override
+        if found is not None:
+            return found.tp, builder_origin("builder.commands.fit", (
+                f"fit rule: the fewest GPUs that hold the weights and one "
+                f"{found.max_model_len:,}-token sequence"), "parallel size")
+        if self.gpus is not None and not self.auto_fit:
+            size, rule = self.gpus, f"the GPUs asked for (gpus={self.gpus})"
+        elif self.gpus is not None and self.recipe.get("facts") is None:
+            size, rule = self.gpus, f"the GPUs asked for (gpus={self.gpus}); {NO_ESTIMATE}"
+        elif self.auto_fit:
             need, per_gpu = self.variant["vram_minimum_gb"], self.hw["memory_gb"]
             fits = need <= per_gpu
             size = 1 if fits else gpus
@@ -181,15 +236,14 @@ class Context:
                     f"{'one GPU' if fits else 'every GPU of the node'}")
         else:
             size, rule = gpus, "the strategy spans every GPU of the node"
-        origin = builder_origin(__name__, rule, "parallel size")
-        for ov in self.overrides():
-            if ov.data.get("parallel_size") is not None and size_applies(
-                    ov.data["parallel_size"], ov.key, self.hw_id, self.hw,
-                    self.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
-                size = ov.data["parallel_size"]
-                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
-                origin = self.origin(path, f"override: {ov.key}")
-        return size, origin
+        return size, builder_origin(__name__, rule, "parallel size")
+
+    def replicas(self, size: int) -> int:
+        """Data-parallel replicas of single-node Tensor Parallel: the GPUs asked for beyond
+        one tensor-parallel group of `size`."""
+        if not self.auto_fit or self.gpus is None:
+            return 1
+        return max(1, self.gpus // size)
 
     def port(self, args: ArgList) -> int:
         value = args.get("--port")
@@ -272,8 +326,8 @@ def size_applies(size: int, key: str, hw_id: str, hw: Data, vram_minimum_gb: flo
     """A parallel size a recipe sets under `key` applies on `hw_id`: always when the key is
     the hardware's own id; under a wider key (`all`, a brand, a generation) only where the
     node can hold it (`size` divides its most GPUs) and `size` GPUs hold the weights
-    (`vram_minimum_gb` / HEADROOM, less `host_gb` kept in host memory): on smaller hardware the builder's fit rule sizes the
-    command instead."""
+    (`vram_minimum_gb` / HEADROOM, less `host_gb` kept in host memory): on smaller
+    hardware the builder's fit rule sizes the command instead."""
     if key == hw_id:
         return True
     most = hw.get("max_gpus") or hw["gpu_count"]

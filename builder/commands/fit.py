@@ -1,0 +1,167 @@
+"""The fit rule applied to a selection (`builder.sizing` does the arithmetic): the inputs a
+command's options and the recipe's memory facts give it, why a model does not fit the GPUs
+asked for (with the numbers and the nearest ways out), and the `fit` every rendering carries.
+
+Inputs: the variant's weights (`sizing.weights_bytes`), the hardware's memory and node size
+(`max_gpus`, else `gpu_count`), `--gpu-memory-utilization` (vLLM's 0.9 when unset),
+`--max-model-len` (the model's `max_position_embeddings` when unset) and `--kv-cache-dtype`
+(an FP8 cache halves the KV bytes) as the recipe's layers set them. GPUs asked for: the
+selection's `gpus`, else the hardware's `gpu_count`. A recipe without memory facts has no
+estimate: the builder sizes it as before and says "no fit estimate".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..sizing import GB, Gpu, Plan, plan, smallest_count, weights_bytes
+from ..sizing.fit import DEFAULT_UTILIZATION, RUNTIME_OVERHEAD_GB
+from ..types import Data
+from .offering import label, precision_keys
+
+if TYPE_CHECKING:
+    from ..arglist import ArgList
+
+__all__ = ["NO_ESTIMATE", "fit_json", "fit_line", "fit_plan", "fit_refusal", "gpu_of",
+           "most_gpus", "sizing_inputs"]
+
+NO_ESTIMATE = "no fit estimate: this recipe has no memory facts (recipes/facts/)"
+
+
+def most_gpus(hw: Data) -> int:
+    """The most GPUs of this hardware one node holds (the `gpus` row's upper bound)."""
+    return int(hw.get("max_gpus") or hw["gpu_count"])
+
+
+def gpu_of(hw: Data) -> Gpu:
+    return Gpu(str(hw["display_name"]), float(hw["memory_gb"]), most_gpus(hw))
+
+
+def sizing_inputs(args: ArgList, facts: Data) -> tuple[float, int, float]:
+    """(utilization, context, KV bytes per value) that the command's options `args` set."""
+    util = args.get("--gpu-memory-utilization")
+    length = args.get("--max-model-len")
+    dtype = args.get("--kv-cache-dtype")
+    context = int(facts["config"]["max_position_embeddings"])
+    if length and length[0].isdigit():
+        context = int(length[0])
+    kv_bytes = 1.0 if dtype and dtype[0].startswith("fp8") else 2.0
+    return (float(util[0]) if util else DEFAULT_UTILIZATION), context, kv_bytes
+
+
+def fit_plan(recipe: Data, variant_id: str, hw: Data, args: ArgList, available: int,
+             tp: int | None = None) -> Plan | None:
+    """The plan for `available` GPUs (None: no facts, or it does not fit)."""
+    facts = recipe.get("facts")
+    if not facts:
+        return None
+    weights = weights_bytes(facts, recipe["variants"][variant_id]["precision"], variant_id)
+    if weights is None:
+        return None
+    util, context, kv_bytes = sizing_inputs(args, facts)
+    return plan(facts, weights, gpu_of(hw), available, utilization=util, context=context,
+                kv_bytes=kv_bytes, tp=tp)
+
+
+def _gb(value: float) -> str:
+    return f"{value / GB:,.1f} GB"
+
+
+def _tokens(value: int) -> str:
+    return f"{value:,}"
+
+
+def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: ArgList,
+                available: int, tp: int | None = None) -> str | None:
+    """Why the variant does not fit `available` GPUs of `hw_id` (in one group of `tp`,
+    when the layout fixes it), with the numbers and the nearest ways out; None when it fits
+    or the recipe has no facts."""
+    hw = catalog["hardware"][hw_id]
+    facts = recipe.get("facts")
+    if not facts or fit_plan(recipe, variant_id, hw, args, available, tp) is not None:
+        return None
+    variant = recipe["variants"][variant_id]
+    weights = weights_bytes(facts, variant["precision"], variant_id)
+    if weights is None:
+        return None
+    util, context, kv_bytes = sizing_inputs(args, facts)
+    gpu = gpu_of(hw)
+    budget = gpu.memory_gb * GB * util
+    name = hw["display_name"]
+    text = (f"{label(variant_id, variant)} does not fit {available}× {name}: its weights take "
+            f"{_gb(weights)} ({_gb(weights / available)} per GPU) + {RUNTIME_OVERHEAD_GB:g} GB "
+            f"runtime + the KV cache, and one {name} gives vLLM {_gb(budget)} "
+            f"({gpu.memory_gb:g} GB x {util:g})")
+    ways = []
+    smallest = smallest_count(facts, weights, gpu, utilization=util, context=context,
+                              kv_bytes=kv_bytes)
+    if smallest is not None:
+        capped = (f", context capped at {_tokens(smallest.max_model_len)}"
+                  if smallest.capped else "")
+        ways.append(f"gpus={smallest.tp} ({smallest.tp}× {name}{capped})")
+    for other, data in recipe["variants"].items():
+        if other == variant_id or not _runs_on(catalog, data, hw_id):
+            continue
+        other_weights = weights_bytes(facts, data["precision"], other)
+        if other_weights is None or other_weights >= weights:
+            continue
+        found = smallest_count(facts, other_weights, gpu, utilization=util, context=context,
+                               kv_bytes=kv_bytes)
+        if found is not None:
+            ways.append(f"variant={other} ({label(other, data)}, {_gb(other_weights)}) on "
+                        f"gpus={found.tp}")
+            break
+    if not ways:
+        return f"{text}; no node of {most_gpus(hw)}× {name} holds it"
+    return f"{text}; smallest that fits: {' or '.join(ways)}"
+
+
+def _runs_on(catalog: Data, variant: Data, hw_id: str) -> bool:
+    keys = precision_keys(variant)
+    if keys is None:
+        return True
+    hw = catalog["hardware"][hw_id]
+    return bool({hw_id, hw["brand"], hw["generation"], f"arch:{hw['compute_arch']}"} & set(keys))
+
+
+def fit_line(found: Plan, hw: Data) -> str:
+    """"weights 16.4 GB per GPU · KV cache room 24.8 GB → 168K tokens, 4 sequences of 40K",
+    with the cap when there is one."""
+    line = (f"weights {_gb(found.weights_gpu)} per GPU · KV cache room {_gb(found.kv_room)} → "
+            f"{_tokens(found.max_tokens)} tokens, {found.max_sequences} "
+            f"sequence{'s' if found.max_sequences != 1 else ''} of "
+            f"{_tokens(found.max_model_len)}")
+    if found.capped:
+        more = (f"; {found.full_context_gpus} GPUs give the full context"
+                if found.full_context_gpus else "")
+        line += (f" · context capped at {_tokens(found.max_model_len)} of "
+                 f"{_tokens(found.context)} to fit {found.tp}× {hw['display_name']}{more}")
+    return line
+
+
+def fit_json(found: Plan | None, recipe: Data, hw: Data) -> dict[str, Any] | None:
+    """The `fit` of a rendering: per GPU weights and KV room, the tokens and sequences it
+    holds, and the facts used (None without facts)."""
+    facts = recipe.get("facts")
+    if found is None or not facts:
+        return None
+    return {
+        "gpus": found.gpus,
+        "tensor_parallel": found.tp,
+        "replicas": found.replicas,
+        "gpu_memory_gb": hw["memory_gb"],
+        "budget_gb": round(found.budget / GB, 2),
+        "weights_gb": round(found.weights / GB, 2),
+        "weights_per_gpu_gb": round(found.weights_gpu / GB, 2),
+        "runtime_gb": round(found.overhead / GB, 2),
+        "kv_room_per_gpu_gb": round(found.kv_room / GB, 2),
+        "kv_bytes_per_token_per_gpu": round(found.kv_token),
+        "max_model_len": found.max_model_len,
+        "context": found.context,
+        "capped": found.capped,
+        "full_context_gpus": found.full_context_gpus,
+        "max_tokens": found.max_tokens,
+        "max_sequences": found.max_sequences,
+        "line": fit_line(found, hw),
+        "facts": facts,
+    }
