@@ -18,10 +18,13 @@ and a JSON value written as a mapping merges into it (see `arglist`):
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
-Parallel size: an override's `parallel_size` (the last one in the order above) or the
-variant's `tp` (single-node Tensor Parallel only); else, for single-node Tensor Parallel, 1 GPU
-when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit); for
-every other strategy, every GPU of the node.
+Parallel size: an override's `parallel_size` (the last one in the order above that applies,
+see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
+single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
+recipe with memory facts; `--max-model-len` capped where they hold less than the full
+context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
+1 GPU when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit);
+for every other strategy, the GPUs asked for (`gpus`), else every GPU of the node.
 
 Multi-node, prefill/decode and KV-store layouts add their own layers after these (see
 `multi_node.py`, `pd.py`, `kv_store.py`).
@@ -46,8 +49,8 @@ from .kv_offload import offload_parts
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
-__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "serve_command", "size_applies",
-           "tool_command"]
+__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "context_plan", "serve_command",
+           "size_applies", "size_override", "sizing_args", "tool_command"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
@@ -170,19 +173,6 @@ class Context:
                 return False
         return True
 
-    def size_override(self) -> tuple[int, Origin] | None:
-        """The parallel size the recipe sets here (the last override that applies), with
-        where it is set; None when it sets none."""
-        found = None
-        for ov in self.overrides():
-            if ov.data.get("parallel_size") is not None and size_applies(
-                    ov.data["parallel_size"], ov.key, self.hw_id, self.hw,
-                    self.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
-                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
-                found = (int(ov.data["parallel_size"]),
-                         self.origin(path, f"override: {ov.key}"))
-        return found
-
     @property
     def gpus(self) -> int | None:
         """The GPUs the selection asks for (its `gpus`), None when it does not say."""
@@ -190,60 +180,19 @@ class Context:
         return int(value) if value else None
 
     @cached_property
-    def sizing_args(self) -> ArgList:
-        """The options the fit rule reads (utilization, context, KV cache type): every
-        layer but the parallel size."""
-        args = self.base_options()
-        self.apply_overrides(args)
-        self.apply_features(args)
-        self.apply_strategy_removals(args)
-        return args
-
-    @cached_property
     def plan(self) -> Plan | None:
-        """The fit rule's plan for single-node Tensor Parallel (None: another strategy, no
-        memory facts, or no fit)."""
-        if not self.auto_fit:
-            return None
-        override = self.size_override()
-        available = self.gpus or self.hw["gpu_count"]
-        return fit_plan(self.recipe, self.selection["variant"], self.hw, self.sizing_args,
-                        max(available, override[0] if override else 1),
-                        override[0] if override else None)
+        """`context_plan` of this context, worked out once."""
+        return context_plan(self)
 
     def parallel_size(self) -> tuple[int, Origin]:
         """GPUs per server for the strategy's parallel flag, and where that number comes from
-        (see the module docstring)."""
-        gpus = self.hw["gpu_count"]
-        override = self.size_override()
-        found = self.plan
-        if override is not None and (self.auto_fit or self.gpus in (None, override[0])):
-            return override
-        if found is not None:
-            return found.tp, builder_origin("builder.commands.fit", (
-                f"fit rule: the fewest GPUs that hold the weights and one "
-                f"{found.max_model_len:,}-token sequence"), "parallel size")
-        if self.gpus is not None and not self.auto_fit:
-            size, rule = self.gpus, f"the GPUs asked for (gpus={self.gpus})"
-        elif self.gpus is not None and self.recipe.get("facts") is None:
-            size, rule = self.gpus, f"the GPUs asked for (gpus={self.gpus}); {NO_ESTIMATE}"
-        elif self.auto_fit:
-            need, per_gpu = self.variant["vram_minimum_gb"], self.hw["memory_gb"]
-            fits = need <= per_gpu
-            size = 1 if fits else gpus
-            rule = (f"auto-fit: {self.variant_label} needs {need} GB and one "
-                    f"{self.hw['display_name']} has {per_gpu} GB, so "
-                    f"{'one GPU' if fits else 'every GPU of the node'}")
-        else:
-            size, rule = gpus, "the strategy spans every GPU of the node"
-        return size, builder_origin(__name__, rule, "parallel size")
+        (see the module docstring and `parallel_size`)."""
+        return parallel_size(self)
 
     def replicas(self, size: int) -> int:
         """Data-parallel replicas of single-node Tensor Parallel: the GPUs asked for beyond
         one tensor-parallel group of `size`."""
-        if not self.auto_fit or self.gpus is None:
-            return 1
-        return max(1, self.gpus // size)
+        return max(1, self.gpus // size) if self.auto_fit and self.gpus else 1
 
     def port(self, args: ArgList) -> int:
         value = args.get("--port")
@@ -319,6 +268,70 @@ class Context:
                                 f"frontend: {frontend}")
         env.update(FRONTENDS[frontend].env, origin)
         return env
+
+
+def parallel_size(ctx: Context) -> tuple[int, Origin]:
+    """GPUs per server for the strategy's parallel flag of `ctx`, and where that number comes
+    from (see the module docstring)."""
+    gpus = ctx.hw["gpu_count"]
+    override = size_override(ctx)
+    found = ctx.plan
+    if override is not None and (ctx.auto_fit or ctx.gpus in (None, override[0])):
+        return override
+    if found is not None:
+        return found.tp, builder_origin("builder.commands.fit", (
+            f"fit rule: the fewest GPUs that hold the weights and one "
+            f"{found.max_model_len:,}-token sequence"), "parallel size")
+    if ctx.gpus is not None and not ctx.auto_fit:
+        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus})"
+    elif ctx.gpus is not None and ctx.recipe.get("facts") is None:
+        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus}); {NO_ESTIMATE}"
+    elif ctx.auto_fit:
+        need, per_gpu = ctx.variant["vram_minimum_gb"], ctx.hw["memory_gb"]
+        fits = need <= per_gpu
+        size = 1 if fits else gpus
+        rule = (f"auto-fit: {ctx.variant_label} needs {need} GB and one "
+                f"{ctx.hw['display_name']} has {per_gpu} GB, so "
+                f"{'one GPU' if fits else 'every GPU of the node'}")
+    else:
+        size, rule = gpus, "the strategy spans every GPU of the node"
+    return size, builder_origin(__name__, rule, "parallel size")
+
+
+def size_override(ctx: Context) -> tuple[int, Origin] | None:
+    """The parallel size the recipe sets for `ctx` (the last override that applies, see
+    `size_applies`), with where it is set; None when it sets none."""
+    found = None
+    for ov in ctx.overrides():
+        if ov.data.get("parallel_size") is not None and size_applies(
+                ov.data["parallel_size"], ov.key, ctx.hw_id, ctx.hw,
+                ctx.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
+            path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
+            found = (int(ov.data["parallel_size"]), ctx.origin(path, f"override: {ov.key}"))
+    return found
+
+
+def sizing_args(ctx: Context) -> ArgList:
+    """The options the fit rule reads (utilization, context, KV cache type): every layer of
+    the command but its parallel size."""
+    args = ctx.base_options()
+    ctx.apply_overrides(args)
+    ctx.apply_features(args)
+    ctx.apply_strategy_removals(args)
+    return args
+
+
+def context_plan(ctx: Context) -> Plan | None:
+    """The fit rule's plan for single-node Tensor Parallel on the GPUs asked for (the node's
+    `gpu_count` when the selection names none); None for other strategies, without memory
+    facts, or when nothing fits."""
+    if not ctx.auto_fit:
+        return None
+    override = size_override(ctx)
+    available = ctx.gpus or ctx.hw["gpu_count"]
+    return fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, sizing_args(ctx),
+                    max(available, override[0] if override else 1),
+                    override[0] if override else None)
 
 
 def size_applies(size: int, key: str, hw_id: str, hw: Data, vram_minimum_gb: float,

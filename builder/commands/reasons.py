@@ -15,6 +15,7 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
+from .compose import size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type
 from .fit import fit_refusal
 from .offering import label
@@ -42,12 +43,12 @@ def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strateg
            **({GPUS: str(gpus)} if gpus else {})}
     ctx = context(catalog, recipe, sel)
     if ctx.auto_fit:
-        if ctx.size_override() is not None:
+        if size_override(ctx) is not None:
             return None
-        return fit_refusal(catalog, recipe, variant_id, hw_id, ctx.sizing_args,
+        return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
                            gpus or ctx.hw["gpu_count"])
     size, _ = ctx.parallel_size()
-    return fit_refusal(catalog, recipe, variant_id, hw_id, ctx.sizing_args, size, size)
+    return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx), size, size)
 
 
 def strategy_reason(
