@@ -33,6 +33,7 @@ from typing import Any
 
 from builder.commands.build import published
 from builder.commands.deploy_types import deploy_type
+from builder.commands.fit import NO_ESTIMATE
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
@@ -159,6 +160,10 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
 def explain(catalogue: Catalogue, result: Result) -> str:
     """The commands with, under each option and variable, where it came from."""
     lines: list[str] = [f"# {result['summary']}"]
+    fit = result.get("fit")
+    if fit:
+        lines += [f"# fit: {fit['line']}", f"#   facts: {fit['facts_file']}",
+                  *(f"#   {line}" for line in fit["arithmetic"])]
     for command in result["commands"]:
         lines += ["", f"## {command['label']}", " ".join(command["argv"][:3])]
         for source in command["sources"]["args"]:
@@ -289,6 +294,9 @@ def _serve(argv: list[str]) -> int:
         install = result["install"][result["selection"]["install"]]
         sys.stdout.write(install_text(result["selection"]["install"], install) + "\n"
                          + result["copy_text"])
+        if "gpus" in result["selection"]:  # a single-node command: what fits its GPUs
+            fit = result.get("fit")
+            print(f"vllm-recipes: {fit['line'] if fit else NO_ESTIMATE}", file=sys.stderr)
     return 0
 
 

@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..sizing import GB, Gpu, Plan, plan, smallest_count, weights_bytes
+from ..sizing import (
+    GB,
+    Gpu,
+    Plan,
+    bytes_per_weight,
+    full_attention_layers,
+    plan,
+    smallest_count,
+    weights_bytes,
+)
 from ..sizing.fit import DEFAULT_UTILIZATION, RUNTIME_OVERHEAD_GB
 from ..types import Data
 from .offering import label, precision_keys
@@ -22,8 +31,8 @@ from .offering import label, precision_keys
 if TYPE_CHECKING:
     from ..arglist import ArgList
 
-__all__ = ["NO_ESTIMATE", "fit_json", "fit_line", "fit_plan", "fit_refusal", "gpu_of",
-           "most_gpus", "sizing_inputs"]
+__all__ = ["NO_ESTIMATE", "fit_arithmetic", "fit_json", "fit_line", "fit_plan", "fit_refusal",
+           "gpu_of", "most_gpus", "sizing_inputs"]
 
 NO_ESTIMATE = "no fit estimate: this recipe has no memory facts (recipes/facts/)"
 
@@ -139,9 +148,51 @@ def fit_line(found: Plan, hw: Data) -> str:
     return line
 
 
-def fit_json(found: Plan | None, recipe: Data, hw: Data) -> dict[str, Any] | None:
+def fit_arithmetic(found: Plan, recipe: Data, variant_id: str, hw: Data, args: ArgList
+                   ) -> list[str]:
+    """The fit as sums a reader can redo, each number with where it comes from."""
+    facts = recipe["facts"]
+    config = facts["config"]
+    variant = recipe["variants"][variant_id]
+    util, _, kv_bytes = sizing_inputs(args, facts)
+    stated = (facts.get("weights_gb") or {}).get(variant_id)
+    weights = (f"{_gb(found.weights)} (weights_gb.{variant_id})" if stated is not None else
+               f"{_gb(found.weights)} ({facts['parameters']:.4g} parameters x "
+               f"{bytes_per_weight(variant['precision']):.4g} bytes, {variant['precision']})")
+    util_from = "--gpu-memory-utilization" if args.get("--gpu-memory-utilization") else (
+        "vLLM's default utilization")
+    if config.get("kv_lora_rank"):
+        per_layer = (f"({config['kv_lora_rank']} + {config['qk_rope_head_dim']}) MLA latent "
+                     f"values x {kv_bytes:g} bytes")
+    else:
+        heads = max(1, config["num_key_value_heads"] // found.tp)
+        per_layer = (f"2 x {heads} KV heads per GPU x {config['head_dim']} x {kv_bytes:g} "
+                     "bytes")
+    lines = [
+        f"weights: {weights} / TP {found.tp} = {_gb(found.weights_gpu)} per GPU",
+        f"budget: {hw['memory_gb']} GB x {util:g} ({util_from}) = {_gb(found.budget)} per GPU",
+        f"KV cache room: {_gb(found.budget)} - {_gb(found.weights_gpu)} weights - "
+        f"{_gb(found.overhead)} runtime = {_gb(found.kv_room)}",
+        f"KV per token: {full_attention_layers(config)} full-attention layers x {per_layer} = "
+        f"{found.kv_token:,.0f} bytes per GPU",
+    ]
+    if config.get("sliding_window"):
+        lines.append(f"plus {config['sliding_window_layers']} sliding-window layers for at most "
+                     f"{config['sliding_window']:,} tokens per sequence")
+    if config.get("linear_attention_layers"):
+        lines.append(f"plus {config['linear_attention_layers']} linear-attention layers x "
+                     f"{config['linear_state_bytes']:,} bytes of state per sequence / TP "
+                     f"{found.tp}")
+    lines.append(f"→ {found.max_tokens:,} tokens; {found.max_sequences} sequences of "
+                 f"{found.max_model_len:,} (context {found.context:,}"
+                 f"{', capped' if found.capped else ''})")
+    return lines
+
+
+def fit_json(found: Plan | None, recipe: Data, variant_id: str, hw: Data, args: ArgList
+             ) -> dict[str, Any] | None:
     """The `fit` of a rendering: per GPU weights and KV room, the tokens and sequences it
-    holds, and the facts used (None without facts)."""
+    holds, the arithmetic and the facts used (None without facts or a plan)."""
     facts = recipe.get("facts")
     if found is None or not facts:
         return None
@@ -163,5 +214,7 @@ def fit_json(found: Plan | None, recipe: Data, hw: Data) -> dict[str, Any] | Non
         "max_tokens": found.max_tokens,
         "max_sequences": found.max_sequences,
         "line": fit_line(found, hw),
+        "arithmetic": fit_arithmetic(found, recipe, variant_id, hw, args),
+        "facts_file": f"recipes/facts/{recipe['model']['model_id']}.yaml",
         "facts": facts,
     }

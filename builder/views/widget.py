@@ -464,6 +464,9 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     install = result["selection"]["install"]
     out = ['<div class="rb-output" aria-live="polite">',
            f'<p class="rb-summary">{escape(result["summary"])}</p>']
+    fit = result.get("fit")
+    if fit:  # what fits the GPUs, beside the summary
+        out.append(f'<p class="rb-fit">{escape(fit["line"])}</p>')
     checked = result["install"][install].get("checked_with")
     if checked:  # beside the command: the release whose parser accepted it
         out.append(f'<p class="rb-checked">{escape(checked)}</p>')
