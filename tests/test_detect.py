@@ -86,24 +86,36 @@ def test_8x_h200_answers_the_query_for_h200(tmp_path: Path) -> None:
     assert json.loads(detected.stdout)["selection"]["hardware"] == "h200"
 
 
-def test_1x_rtx_4090_says_what_it_found_and_exits_2(tmp_path: Path) -> None:
+def test_1x_rtx_4090_is_the_single_rtx_4090(tmp_path: Path) -> None:
+    """One RTX 4090 is the catalogue's single RTX 4090 (issue 33), whose fit caps the context."""
     out = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-rtx-4090.txt"}, QWEN, "--detect")
-    assert out.returncode == 2 and out.stdout == ""
-    nvidia = ", ".join(hw_id for hw_id, hw in builder_catalog()["hardware"].items()
-                       if hw["brand"] == "nvidia")
-    assert "h200" in nvidia and "mi300x" not in nvidia
-    assert out.stderr == (
-        "vllm-recipes: --detect: found 1× NVIDIA GeForce RTX 4090, 24564 MiB (nvidia-smi), "
-        f"which no hardware= is (RTX 4090 2× is 2); pick one of hardware={nvidia}\n")
+    assert out.returncode == 0, out.stderr
+    assert "--tensor-parallel-size 1" in out.stdout and "--max-model-len" in out.stdout
+    assert out.stderr.startswith(
+        "vllm-recipes: --detect: found 1× NVIDIA GeForce RTX 4090, 24564 MiB (nvidia-smi): "
+        "hardware=rtx_4090\n")
 
 
-def test_half_a_node_is_the_node_with_a_notice(tmp_path: Path) -> None:
+def test_half_a_node_is_the_node_with_the_gpus_found(tmp_path: Path) -> None:
     out = run(tmp_path, {"nvidia-smi": "nvidia-smi-4x-h100.txt"}, "--detect")
-    assert out.returncode == 0 and out.stdout == "hardware=h100\n"
+    assert out.returncode == 0 and out.stdout == "hardware=h100 gpus=4\n"
     assert out.stderr == (
         "vllm-recipes: --detect: found 4× NVIDIA H100 80GB HBM3, 81559 MiB each (nvidia-smi): "
-        "hardware=h100 (the catalogue's H100 is a node of 8 GPUs; commands that use the whole "
-        "node need 8)\n")
+        "hardware=h100 gpus=4\n")
+
+
+def test_one_h100_never_gets_a_command_for_more(tmp_path: Path) -> None:
+    """Issue 33: `--detect` with one H100 sizes for one GPU: a model that fits gets TP 1,
+    one that does not exits 2 with the memory numbers and the smallest count that fits."""
+    small = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-h100.txt"}, QWEN, "--detect")
+    assert small.returncode == 0, small.stderr
+    assert "--tensor-parallel-size 1" in small.stdout
+    assert "--data-parallel-size" not in small.stdout
+    big = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-h100.txt"},
+              "meta-llama/Llama-3.1-70B-Instruct", "--detect")
+    assert big.returncode == 2 and big.stdout == ""
+    error = big.stderr.splitlines()[-1]
+    assert "does not fit 1× H100" in error and "141.2 GB" in error and "gpus=4" in error
 
 
 @pytest.mark.parametrize(("outputs", "first_words"), [

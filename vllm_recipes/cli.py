@@ -268,10 +268,12 @@ def _serve(argv: list[str]) -> int:
         catalogue = load(args.recipes, args.hf_id)
         found = detect(catalogue.catalog)
         print(f"vllm-recipes: {found.line}", file=sys.stderr)
+        chosen = [f"hardware={found.hardware}", *([f"gpus={found.gpus}"] if found.gpus else [])]
         if not args.hf_id:
-            print(f"hardware={found.hardware}")
+            print(" ".join(chosen))
             return 0
-        pairs.append(f"hardware={found.hardware}")
+        pairs += [pair for pair in chosen if pair.partition("=")[0] not in
+                  {p.partition("=")[0] for p in pairs}]
     if not args.hf_id:
         return usage("HF_ID is required (see vllm-recipes --list)")
     problem = model_id_problem(args.hf_id)

@@ -82,6 +82,8 @@ def strategy_reason(
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
+    if gpus is not None and (not deploy.one_node or deploy.omni):
+        return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
     if deploy.one_node:
         return None
     low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
