@@ -29,8 +29,10 @@ from typing import Any, TypedDict
 
 from ..commands.build import Builder
 from ..commands.deploy_types import deploy_type
+from ..commands.fit import most_gpus
 from ..commands.offering import recipe_support
 from ..commands.omni_tasks import TASK
+from ..commands.query import GPUS
 from ..commands.selection import canonical_query, choices, parse_query
 from ..errors import QUOTE_MAX, SelectionError, cut, printable, quoted, shown
 from ..html_text import escape
@@ -539,6 +541,10 @@ def _rows(catalog: Data, recipe: Data, result: Result, cache: RowCache | None) -
     rows.append(simple("strategy", lambda: [
         (sid, strategies[sid]["display_name"], strategies[sid]["description"].strip())
         for sid in options["strategy"]]))
+    if GPUS in result["selection"]:  # single-node strategies: up to the node's most GPUs
+        most = most_gpus(catalog["hardware"][result["selection"]["hardware"]])
+        rows.append(row(GPUS, (GPUS, "hardware"), lambda: _simple_row(
+            GPUS, result, [(n, n, "") for n in options[GPUS][:most]], cache)))
     deploy = deploy_type(strategies[result["selection"]["strategy"]])
     if deploy.nodes_row:
         rows.append(simple("nodes", lambda: [
