@@ -175,3 +175,18 @@ def test_every_rendering_of_a_model_with_facts_has_fit() -> None:
     explain = cli("Qwen/Qwen3-8B", "hardware=l40s", "--explain").stdout
     assert "KV per token: 36 full-attention layers x 2 x 8 KV heads per GPU x 128 x 2 bytes " \
            "= 147,456 bytes per GPU" in explain
+
+
+def test_llama_405b_offers_only_the_nodes_that_help() -> None:
+    """16 H100 nodes (TP 128) was offered; 2 hold the weights and the full context."""
+    result = build(builder_catalog(), builder_recipe("meta-llama/Llama-3.1-405B-Instruct"),
+                   {"hardware": "h100", "strategy": "multi_node_tp"})
+    assert result["selection"]["nodes"] == "2"
+    for nodes in ("4", "8", "16"):
+        assert "more do not help" in result["unavailable"]["nodes"][nodes]
+
+
+def test_a_dense_model_is_told_why_expert_strategies_are_out() -> None:
+    result = build(builder_catalog(), builder_recipe("Qwen/Qwen3-8B"), {})
+    assert result["unavailable"]["strategy"]["single_node_tep"] == (
+        "a dense model has no experts to shard: Tensor + Expert Parallel is for MoE models")

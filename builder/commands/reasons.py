@@ -16,7 +16,7 @@ from ..vocabulary import (
     feature_label,
 )
 from .compose import size_override, sizing_args
-from .deploy_types import MAX_NODES, context, deploy_type
+from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
 from .fit import fit_refusal
 from .offering import label
 from .pd import connector_choices
@@ -67,6 +67,9 @@ def strategy_reason(
         return (f"{name} is for generation models served by vLLM-Omni" if omni else
                 f"a vLLM-Omni generation model runs as one server on one node, not {name}")
     if strategy_id not in (recipe_strategies(catalog, recipe) if offered is None else offered):
+        if (strategy["hardware_match"].get("architecture") == "moe"
+                and recipe["model"]["architecture"] == "dense"):
+            return f"a dense model has no experts to shard: {name} is for MoE models"
         return f"this recipe does not offer {name}"
     declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
     if declared == "unsupported":
@@ -139,6 +142,11 @@ def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int
                 "the attention heads: pick a power-of-two node count")
     if low <= nodes <= high:
         return None
+    helpful = helpful_nodes(catalog, recipe, sel)
+    if helpful is not None and nodes > helpful >= low:
+        return (f"{helpful} node{'s' if helpful > 1 else ''} already hold "
+                f"{label(sel['variant'], recipe['variants'][sel['variant']])} with its full "
+                f"context; more do not help {name} (a data-parallel strategy adds replicas)")
     if low == high:
         return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
     if nodes < low and low > 2:
