@@ -316,8 +316,9 @@ def _hardware_row(catalog: Data, recipe: Data, result: Result,
         if cache is not None:
             cache[("offered",)] = offered
     body = []
+    chosen = result["selection"]["hardware"]
     for brand_id, brand in catalog["brands"].items():
-        pills = []
+        pills, cards = [], []
         for hw_id, hw, support in offered:
             if hw["brand"] != brand_id:
                 continue
@@ -326,8 +327,15 @@ def _hardware_row(catalog: Data, recipe: Data, result: Result,
                 verified = True
                 mark = '<span class="rb-verified" aria-label="verified" title="verified">✓</span>'
             extra = f' <small class="rb-mem">{hw["gpu_count"]}×{hw["memory_gb"]} GB</small>{mark}'
-            pills.append(row.pill("hardware", hw_id, hw["display_name"], extra=extra,
-                                  title=hw["description"]))
+            # Single cards (a `max_gpus` of their own) fold under the nodes, so that a
+            # phone's screen shows the row and the command together.
+            (cards if hw.get("max_gpus") else pills).append(row.pill(
+                "hardware", hw_id, hw["display_name"], extra=extra, title=hw["description"]))
+        if cards:
+            is_open = " open" if catalog["hardware"][chosen].get("max_gpus") and (
+                catalog["hardware"][chosen]["brand"] == brand_id) else ""
+            pills.append(f'<details class="rb-more rb-cards"{is_open}><summary>'
+                         f'{len(cards)} single GPUs</summary>{"".join(cards)}</details>')
         if pills:
             body += [f'<div class="rb-brand" data-brand="{escape(brand_id)}">'
                      f'<span class="rb-brand-label">{escape(brand["display_name"])}</span>',
@@ -632,6 +640,8 @@ def neighbours(catalog: Data, recipe: Data, explicit: Mapping[str, str], result:
                if key not in explicit and (value := selection.get(key)) is not None
                and not (key in recipe.get("features", {}) and value in (ON, OFF))]
     for key, value in [*clicks(builder, result), *pressed]:
+        if key == GPUS:  # a count is a rarer click: the page asks its Python for it
+            continue
         query = click_query(explicit, key, value)
         honoured = dict(query)
         try:
