@@ -190,3 +190,20 @@ def test_a_dense_model_is_told_why_expert_strategies_are_out() -> None:
     result = build(builder_catalog(), builder_recipe("Qwen/Qwen3-8B"), {})
     assert result["unavailable"]["strategy"]["single_node_tep"] == (
         "a dense model has no experts to shard: Tensor + Expert Parallel is for MoE models")
+
+
+def test_check_refuses_a_recipe_tp_that_cannot_fit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A hand-set `tp` of 1 H100 for Qwen3-Coder-Next's 80 GB of FP8 weights: `check` says
+    why, with the arithmetic."""
+    import shutil
+
+    tree = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", tree)
+    path = tree / "models/Qwen/Qwen3-Coder-Next.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "    tp: {h100: 2}\n" in text
+    path.write_text(text.replace("    tp: {h100: 2}\n", "    tp: {h100: 1}\n"), encoding="utf-8")
+    out = cli("check", str(tree))
+    assert out.returncode != 0
+    assert ("variants.fp8.tp.h100: 1× H100: by the fit rule, FP8 does not fit 1× H100: its "
+            "weights take 80.0 GB") in out.stdout + out.stderr
