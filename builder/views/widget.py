@@ -318,7 +318,8 @@ def _hardware_row(catalog: Data, recipe: Data, result: Result,
     body = []
     chosen = result["selection"]["hardware"]
     for brand_id, brand in catalog["brands"].items():
-        pills, cards = [], []
+        pills: list[str] = []
+        cards: list[str] = []
         for hw_id, hw, support in offered:
             if hw["brand"] != brand_id:
                 continue
