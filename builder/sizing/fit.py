@@ -152,8 +152,9 @@ def plan(facts: Mapping[str, Any], weights: float, gpu: Gpu, available: int, *,
 def smallest_count(facts: Mapping[str, Any], weights: float, gpu: Gpu, *,
                    utilization: float = DEFAULT_UTILIZATION, context: int | None = None,
                    kv_bytes: float = 2.0) -> Plan | None:
-    """The plan on the fewest of these GPUs that fits (at most a node's), or None."""
-    for count in range(1, gpu.most + 1):
+    """The plan on the fewest of these GPUs that fits (at most a node's), or None. (Only
+    sizes vLLM accepts are tried: on other counts the plan is a smaller accepted size's.)"""
+    for count in (t for t in range(1, gpu.most + 1) if valid_tp(facts["config"], t)):
         found = plan(facts, weights, gpu, count, utilization=utilization, context=context,
                      kv_bytes=kv_bytes)
         if found is not None:
