@@ -164,6 +164,8 @@ def explain(catalogue: Catalogue, result: Result) -> str:
     if fit:
         lines += [f"# fit: {fit['line']}", f"#   facts: {fit['facts_file']}",
                   *(f"#   {line}" for line in fit["arithmetic"])]
+    elif "gpus" in result["selection"]:
+        lines.append(f"# {NO_ESTIMATE}")
     for command in result["commands"]:
         lines += ["", f"## {command['label']}", " ".join(command["argv"][:3])]
         for source in command["sources"]["args"]:
@@ -296,9 +298,9 @@ def _serve(argv: list[str]) -> int:
         install = result["install"][result["selection"]["install"]]
         sys.stdout.write(install_text(result["selection"]["install"], install) + "\n"
                          + result["copy_text"])
-        if "gpus" in result["selection"]:  # a single-node command: what fits its GPUs
-            fit = result.get("fit")
-            print(f"vllm-recipes: {fit['line'] if fit else NO_ESTIMATE}", file=sys.stderr)
+        fit = result.get("fit")
+        if fit:  # what fits the GPUs (--explain says so where there is no estimate)
+            print(f"vllm-recipes: {fit['line']}", file=sys.stderr)
     return 0
 
 

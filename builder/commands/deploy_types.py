@@ -37,7 +37,7 @@ from .pd import (
 from .router import companion_notes
 from .single_node import render_single_node, single_node_summary
 
-__all__ = ["DATA_PARALLEL_LAYOUTS", "DEPLOY_TYPES", "MAX_NODES", "POWER_OF_TWO_LAYOUTS",
+__all__ = ["DEPLOY_TYPES", "MAX_NODES", "POWER_OF_TWO_LAYOUTS",
            "DeployType", "context", "deploy_type", "helpful_nodes", "strategies_where"]
 
 MAX_NODES = 16
@@ -128,34 +128,30 @@ def _multi_node_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tu
     return low, max(low, helpful) if helpful is not None else MAX_NODES
 
 
-DATA_PARALLEL_LAYOUTS = ("dep", "tp_dp")
-"""Multi-node layouts whose extra nodes add data-parallel replicas (throughput)."""
-
-
 def helpful_nodes(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> int | None:
-    """The most nodes a model-parallel layout (TP, TEP, TP+PP) helps: the fewest whose GPUs
-    hold the weights and one full-context sequence by the fit rule (`builder.sizing`); past
-    them a node adds only KV cache room, which a data-parallel layout gives as replicas.
-    None without memory facts, for data-parallel layouts, or when no count up to MAX_NODES
-    holds the full context."""
+    """The most nodes tensor parallelism across nodes (TP, TEP) helps: twice the fewest whose
+    GPUs hold the weights and one full-context sequence by the fit rule (`builder.sizing`);
+    past them a node adds only communication and KV cache room, which a data-parallel layout
+    gives as replicas. None without memory facts, for other layouts (data parallelism adds
+    replicas; pipeline stages are bounded by the layers, more than MAX_NODES), or when no
+    count up to MAX_NODES holds the full context."""
     strategy = catalog["strategies"][sel["strategy"]]
     facts = recipe.get("facts")
-    if not facts or strategy["layout"] in DATA_PARALLEL_LAYOUTS:
+    if not facts or not deploy_type(strategy).power_of_two(strategy):
         return None
     hw = catalog["hardware"][sel["hardware"]]
     weights = weights_bytes(facts, recipe["variants"][sel["variant"]]["precision"],
                             sel["variant"])
     if weights is None:
         return None
-    two = deploy_type(strategy).power_of_two(strategy)
-    for nodes in range(1, MAX_NODES + 1):
-        if two and nodes & (nodes - 1):
-            continue
+    nodes = 1
+    while nodes <= MAX_NODES:
         gpus = nodes * hw["gpu_count"]
         found = plan(facts, weights, Gpu(hw["display_name"], hw["memory_gb"], gpus), gpus,
                      tp=gpus)
         if found is not None and not found.capped:
-            return nodes
+            return min(2 * nodes, MAX_NODES)
+        nodes *= 2
     return None
 
 

@@ -121,7 +121,9 @@ def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: 
                         f"gpus={found.tp}")
             break
     if not ways:
-        return f"{text}; no node of {most_gpus(hw)}× {name} holds it"
+        scale = ("pick a multi-node strategy" if hw.get("scalable", True)
+                 else f"a {name} cannot join a multi-node deployment")
+        return f"{text}; no node of {most_gpus(hw)}× {name} holds it: {scale}"
     return f"{text}; smallest that fits: {' or '.join(ways)}"
 
 

@@ -144,9 +144,10 @@ def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int
         return None
     helpful = helpful_nodes(catalog, recipe, sel)
     if helpful is not None and nodes > helpful >= low:
-        return (f"{helpful} node{'s' if helpful > 1 else ''} already hold "
+        return (f"{helpful // 2} node{'s' if helpful > 2 else ''} already hold "
                 f"{label(sel['variant'], recipe['variants'][sel['variant']])} with its full "
-                f"context; more do not help {name} (a data-parallel strategy adds replicas)")
+                f"context; past {helpful}, more do not help {name} (a data-parallel strategy "
+                "adds replicas)")
     if low == high:
         return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
     if nodes < low and low > 2:
