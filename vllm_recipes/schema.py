@@ -397,6 +397,9 @@ class HardwareCatalog(Strict):
                 raise ValueError(
                     f"hardware.{hw_id}.generation: unknown generation {hw.generation!r}"
                 )
+            if hw.max_gpus is not None and hw.max_gpus < hw.gpu_count:
+                raise ValueError(f"hardware.{hw_id}.max_gpus: {hw.max_gpus} is fewer than its "
+                                 f"gpu_count ({hw.gpu_count})")
             if self.generations[hw.generation].brand != hw.brand:
                 raise ValueError(
                     f"hardware.{hw_id}: generation {hw.generation!r} belongs to brand "
