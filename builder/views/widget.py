@@ -176,8 +176,11 @@ def clicks(builder: Builder, result: Result) -> list[list[str]]:
     key that is neither the current one nor unavailable (what the page's worker works out
     ahead of the reader's clicks)."""
     selection, unavailable = result["selection"], result["unavailable"]
+    # A GPU count is a rarer click: the page asks its Python for it when it comes (one
+    # prerendered state per count would double a page's bytes).
     return [[key, value] for key, values in builder.choices.items() for value in values
-            if value != selection.get(key) and value not in unavailable.get(key, {})]
+            if value != selection.get(key) and value not in unavailable.get(key, {})
+            and key != GPUS]
 
 
 _TABINDEX = re.compile(r'tabindex="<(\d+)>"')
@@ -641,8 +644,6 @@ def neighbours(catalog: Data, recipe: Data, explicit: Mapping[str, str], result:
                if key not in explicit and (value := selection.get(key)) is not None
                and not (key in recipe.get("features", {}) and value in (ON, OFF))]
     for key, value in [*clicks(builder, result), *pressed]:
-        if key == GPUS:  # a count is a rarer click: the page asks its Python for it
-            continue
         query = click_query(explicit, key, value)
         honoured = dict(query)
         try:
