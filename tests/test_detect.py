@@ -183,3 +183,14 @@ def test_run_detect_is_run_with_the_detected_hardware(tmp_path: Path) -> None:
     assert detected.stdout == given.stdout
     assert detected.stderr == ("vllm-recipes: --detect: found 8× NVIDIA H200, 143771 MiB each "
                                "(nvidia-smi): hardware=h200\n")
+
+
+def test_the_memory_found_picks_among_ids_of_one_name(tmp_path: Path) -> None:
+    """An A100 of 40 GB is the A100 40GB, not the (80 GB) A100 its name also matches."""
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-8x-a100-40gb.txt"}, "--detect")
+    assert out.returncode == 0 and out.stdout == "hardware=a100_40gb\n"
+
+
+def test_two_single_cards_are_gpus_2_of_the_card(tmp_path: Path) -> None:
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-2x-l40s.txt"}, "--detect")
+    assert out.returncode == 0 and out.stdout == "hardware=l40s gpus=2\n"
