@@ -904,7 +904,8 @@ class FactsConfig(Strict):
     """The config's `head_dim`, else `hidden_size / num_attention_heads`."""
     hidden_size: Annotated[int, Field(ge=1)]
     vocab_size: Annotated[int, Field(ge=1)]
-    max_position_embeddings: Annotated[int, Field(ge=1)]
+    max_position_embeddings: Annotated[int, Field(ge=1)] | None = None
+    """The context vLLM serves by default (the recipe's `context_length` when absent)."""
     kv_lora_rank: Annotated[int, Field(ge=1)] | None = None
     """MLA models: the rank of the latent KV cache."""
     qk_rope_head_dim: Annotated[int, Field(ge=0)] | None = None

@@ -148,7 +148,8 @@ def helpful_nodes(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> int | 
     while nodes <= MAX_NODES:
         gpus = nodes * hw["gpu_count"]
         found = plan(facts, weights, Gpu(hw["display_name"], hw["memory_gb"], gpus), gpus,
-                     tp=gpus)
+                     tp=gpus, context=facts["config"].get("max_position_embeddings")
+                     or recipe["model"].get("context_length"))
         if found is not None and not found.capped:
             return min(2 * nodes, MAX_NODES)
         nodes *= 2

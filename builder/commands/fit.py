@@ -46,12 +46,16 @@ def gpu_of(hw: Data) -> Gpu:
     return Gpu(str(hw["display_name"]), float(hw["memory_gb"]), most_gpus(hw))
 
 
-def sizing_inputs(args: ArgList, facts: Data) -> tuple[float, int, float]:
-    """(utilization, context, KV bytes per value) that the command's options `args` set."""
+def sizing_inputs(args: ArgList, facts: Data, recipe: Data | None = None
+                  ) -> tuple[float, int, float]:
+    """(utilization, context, KV bytes per value) that the command's options `args` set; the
+    context is `--max-model-len`, else the model's `max_position_embeddings`, else the
+    recipe's `context_length` (0 when none says)."""
     util = args.get("--gpu-memory-utilization")
     length = args.get("--max-model-len")
     dtype = args.get("--kv-cache-dtype")
-    context = int(facts["config"]["max_position_embeddings"])
+    context = int(facts["config"].get("max_position_embeddings")
+                  or ((recipe or {}).get("model") or {}).get("context_length") or 0)
     if length and length[0].isdigit():
         context = int(length[0])
     kv_bytes = 1.0 if dtype and dtype[0].startswith("fp8") else 2.0
@@ -67,7 +71,9 @@ def fit_plan(recipe: Data, variant_id: str, hw: Data, args: ArgList, available: 
     weights = weights_bytes(facts, recipe["variants"][variant_id]["precision"], variant_id)
     if weights is None:
         return None
-    util, context, kv_bytes = sizing_inputs(args, facts)
+    util, context, kv_bytes = sizing_inputs(args, facts, recipe)
+    if not context:
+        return None
     return plan(facts, weights, gpu_of(hw), available, utilization=util, context=context,
                 kv_bytes=kv_bytes, tp=tp)
 
@@ -93,7 +99,7 @@ def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: 
     weights = weights_bytes(facts, variant["precision"], variant_id)
     if weights is None:
         return None
-    util, context, kv_bytes = sizing_inputs(args, facts)
+    util, context, kv_bytes = sizing_inputs(args, facts, recipe)
     gpu = gpu_of(hw)
     budget = gpu.memory_gb * GB * util
     name = hw["display_name"]
@@ -156,7 +162,7 @@ def fit_arithmetic(found: Plan, recipe: Data, variant_id: str, hw: Data, args: A
     facts = recipe["facts"]
     config = facts["config"]
     variant = recipe["variants"][variant_id]
-    util, _, kv_bytes = sizing_inputs(args, facts)
+    util, _, kv_bytes = sizing_inputs(args, facts, recipe)
     stated = (facts.get("weights_gb") or {}).get(variant_id)
     weights = (f"{_gb(found.weights)} (weights_gb.{variant_id})" if stated is not None else
                f"{_gb(found.weights)} ({facts['parameters']:.4g} parameters x "

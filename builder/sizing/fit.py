@@ -116,7 +116,9 @@ def plan(facts: Mapping[str, Any], weights: float, gpu: Gpu, available: int, *,
     """The layout for `available` GPUs (see the module docstring); None when the model does
     not fit them. `tp`: the recipe's own size."""
     config = facts["config"]
-    wanted = int(context or config["max_position_embeddings"])
+    wanted = int(context or config.get("max_position_embeddings") or 0)
+    if wanted < 1:
+        return None
     budget = gpu.memory_gb * GB * utilization
     sizes = [t for t in range(1, max(gpu.most, available) + 1) if valid_tp(config, t)]
 
