@@ -143,3 +143,7 @@ class Result(TypedDict):
     """Everything the page's copy-all button copies for the selected install method."""
     vllm_version: str
     """The vLLM release whose `vllm serve` parser the commands were checked with."""
+    fit: dict[str, Any] | None
+    """What fits the GPUs (`commands.fit.fit_json`): weights and KV cache per GPU, tokens and
+    sequences, the arithmetic and the facts used; None for a recipe without memory facts and
+    for layouts over several nodes."""

@@ -58,6 +58,8 @@ SELECTION_KEYS: dict[str, SelectionKey] = {
         SelectionKey("variant", "Variant", "a checkpoint of the recipe (default, fp8, ...)"),
         SelectionKey("task", "Task", "what a vLLM-Omni model generates (t2i, t2v, ...), where it "
                                      "serves several"),
+        SelectionKey("gpus", "GPUs", "how many GPUs of one node the command uses (1 up to the "
+                                     "node's most; default: the fewest that fit the model)"),
         SelectionKey("strategy", "Strategy", "a serving strategy (single_node_tp, ...)"),
         SelectionKey("nodes", "Nodes", "node count, for multi-node and KV-store strategies"),
         SelectionKey("pd_connector", "KV connector",

@@ -88,24 +88,36 @@ def test_8x_h200_answers_the_query_for_h200(tmp_path: Path) -> None:
     assert json.loads(detected.stdout)["recommended_command"]["selection"]["hardware"] == "h200"
 
 
-def test_1x_rtx_4090_says_what_it_found_and_exits_2(tmp_path: Path) -> None:
+def test_1x_rtx_4090_is_the_single_rtx_4090(tmp_path: Path) -> None:
+    """One RTX 4090 is the catalogue's single RTX 4090 (issue 33), whose fit caps the context."""
     out = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-rtx-4090.txt"}, QWEN, "--detect")
-    assert out.returncode == 2 and out.stdout == ""
-    nvidia = ", ".join(hw_id for hw_id, hw in builder_catalog()["hardware"].items()
-                       if hw["brand"] == "nvidia")
-    assert "h200" in nvidia and "mi300x" not in nvidia
-    assert out.stderr == (
-        "vllm-recipes: --detect: found 1× NVIDIA GeForce RTX 4090, 24564 MiB (nvidia-smi), "
-        f"which no hardware= is (RTX 4090 2× is 2); pick one of hardware={nvidia}\n")
+    assert out.returncode == 0, out.stderr
+    assert "--tensor-parallel-size 1" in out.stdout and "--max-model-len" in out.stdout
+    assert out.stderr.startswith(
+        "vllm-recipes: --detect: found 1× NVIDIA GeForce RTX 4090, 24564 MiB (nvidia-smi): "
+        "hardware=rtx_4090\n")
 
 
-def test_half_a_node_is_the_node_with_a_notice(tmp_path: Path) -> None:
+def test_half_a_node_is_the_node_with_the_gpus_found(tmp_path: Path) -> None:
     out = run(tmp_path, {"nvidia-smi": "nvidia-smi-4x-h100.txt"}, "--detect")
-    assert out.returncode == 0 and out.stdout == "hardware=h100\n"
+    assert out.returncode == 0 and out.stdout == "hardware=h100 gpus=4\n"
     assert out.stderr == (
         "vllm-recipes: --detect: found 4× NVIDIA H100 80GB HBM3, 81559 MiB each (nvidia-smi): "
-        "hardware=h100 (the catalogue's H100 is a node of 8 GPUs; commands that use the whole "
-        "node need 8)\n")
+        "hardware=h100 gpus=4\n")
+
+
+def test_one_h100_never_gets_a_command_for_more(tmp_path: Path) -> None:
+    """Issue 33: `--detect` with one H100 sizes for one GPU: a model that fits gets TP 1,
+    one that does not exits 2 with the memory numbers and the smallest count that fits."""
+    small = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-h100.txt"}, QWEN, "--detect")
+    assert small.returncode == 0, small.stderr
+    assert "--tensor-parallel-size 1" in small.stdout
+    assert "--data-parallel-size" not in small.stdout
+    big = run(tmp_path, {"nvidia-smi": "nvidia-smi-1x-h100.txt"},
+              "meta-llama/Llama-3.1-70B-Instruct", "--detect")
+    assert big.returncode == 2 and big.stdout == ""
+    error = big.stderr.splitlines()[-1]
+    assert "does not fit 1× H100" in error and "141.2 GB" in error and "gpus=4" in error
 
 
 @pytest.mark.parametrize(("outputs", "first_words"), [
@@ -272,3 +284,14 @@ def test_a_hostile_tool_gets_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert err.count("\n") == 1 and err.isprintable() is False and err[:-1].isprintable(), err
     assert len(err) <= 501
     assert err.startswith(first), err[:300]
+
+
+def test_the_memory_found_picks_among_ids_of_one_name(tmp_path: Path) -> None:
+    """An A100 of 40 GB is the A100 40GB, not the (80 GB) A100 its name also matches."""
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-8x-a100-40gb.txt"}, "--detect")
+    assert out.returncode == 0 and out.stdout == "hardware=a100_40gb\n"
+
+
+def test_two_single_cards_are_gpus_2_of_the_card(tmp_path: Path) -> None:
+    out = run(tmp_path, {"nvidia-smi": "nvidia-smi-2x-l40s.txt"}, "--detect")
+    assert out.returncode == 0 and out.stdout == "hardware=l40s gpus=2\n"

@@ -141,6 +141,10 @@ def recommended_command(
         "notes": result["notes"],
         "request": result["request"],
         "example_requests": result["example_requests"],
+        # What fits the GPUs (None without memory facts); the per-selection files name the
+        # facts file instead of repeating the facts (the recipe's document has them).
+        "fit": (result["fit"] if full or not result["fit"] else
+                {k: v for k, v in result["fit"].items() if k != "facts"}),
     }
     if not full:  # the same in every file of a tree: in the recipe's document and catalogs
         for key in SHARED_KEYS:

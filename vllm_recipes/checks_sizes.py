@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from builder.commands.deploy_types import DEPLOY_TYPES
+from builder.commands.compose import HEADROOM, size_applies, sizing_args
+from builder.commands.deploy_types import DEPLOY_TYPES, context
+from builder.commands.fit import fit_refusal
 from builder.commands.offering import variant_runs_on
 from builder.hardware_keys import ALL, matching, ranked
 
@@ -21,8 +23,6 @@ from .schema import Recipe, Strategy
 
 __all__ = ["HEADROOM", "SIZE_FLAGS", "check_sizes"]
 
-HEADROOM = 1.2
-"""`vram_minimum_gb` is the weights times this factor (room for KV cache)."""
 SIZE_FLAGS = ("--tensor-parallel-size", "-tp", "--data-parallel-size", "-dp")
 
 Setting = tuple[tuple[Any, ...], str, int, int]
@@ -101,10 +101,12 @@ def _check_setting(setting: Setting, settings: list[Setting], recipe: Recipe,
         hw = hardware[hw_id]
         if _winner(siblings, hw_id, hw) != key:
             continue  # a more specific key of the same mapping sets this hardware's size
-        runs = [v for v in vids if variant_runs_on(catalog, data, v, hw_id)]
+        runs = [v for v in vids if variant_runs_on(catalog, data, v, hw_id)
+                and size_applies(size, key, hw_id, hw, recipe.variants[v].vram_minimum_gb,
+                                 host or _host_memory(recipe, path, hw_id, hw))]
         if not runs:
-            continue
-        if hw["gpu_count"] % size:
+            continue  # under a wider key, a size that cannot hold the model does not apply
+        if hw["gpu_count"] % size and (hw.get("max_gpus") or hw["gpu_count"]) % size:
             problems.add(loc, f"{size} does not divide the {hw['gpu_count']} GPUs of a "
                               f"{hw['display_name']} node")
             continue
@@ -115,6 +117,11 @@ def _check_setting(setting: Setting, settings: list[Setting], recipe: Recipe,
         if not single:
             continue
         host = host or _host_memory(recipe, path, hw_id, hw)
+        if data.get("facts") and loc[2:3] == ("tp",) and not host:
+            refused = _fit_refusal(catalog, data, runs, hw_id, size)
+            if refused:
+                problems.add(loc, f"{size}× {hw['display_name']}: by the fit rule, {refused}")
+                continue
         for vid in runs:
             weights = math.ceil(recipe.variants[vid].vram_minimum_gb / HEADROOM) - host
             if size * hw["memory_gb"] < weights:
@@ -123,6 +130,19 @@ def _check_setting(setting: Setting, settings: list[Setting], recipe: Recipe,
                                   f"{weights} GB (vram_minimum_gb / {HEADROOM}"
                                   f"{f' - {host} in host memory' if host else ''})")
                 break
+
+
+def _fit_refusal(catalog: dict[str, Any], data: dict[str, Any], vids: list[str], hw_id: str,
+                 size: int) -> str | None:
+    """Why `size` GPUs of `hw_id` cannot hold one of `vids` with at least the fit rule's
+    shortest context (builder.commands.fit), with the arithmetic; None when they can."""
+    for vid in vids:
+        ctx = context(catalog, data, {"hardware": hw_id, "variant": vid,
+                                      "strategy": "single_node_tp"})
+        refused = fit_refusal(catalog, data, vid, hw_id, sizing_args(ctx), size, size)
+        if refused:
+            return refused
+    return None
 
 
 def _host_memory(recipe: Recipe, path: str, hw_id: str, hw: dict[str, Any]) -> int:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.commands.deploy_types import deploy_type
+from builder.commands.fit import NO_ESTIMATE
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
@@ -159,6 +160,12 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
 def explain(catalogue: Catalogue, result: Result) -> str:
     """The commands with, under each option and variable, where it came from."""
     lines: list[str] = [f"# {result['summary']}"]
+    fit = result.get("fit")
+    if fit:
+        lines += [f"# fit: {fit['line']}", f"#   facts: {fit['facts_file']}",
+                  *(f"#   {line}" for line in fit["arithmetic"])]
+    elif "gpus" in result["selection"]:
+        lines.append(f"# {NO_ESTIMATE}")
     for command in result["commands"]:
         lines += ["", f"## {command['label']}", " ".join(command["argv"][:3])]
         for source in command["sources"]["args"]:
@@ -263,10 +270,12 @@ def _serve(argv: list[str]) -> int:
         catalogue = load(args.recipes, args.hf_id)
         found = detect(catalogue.catalog)
         print(f"vllm-recipes: {found.line}", file=sys.stderr)
+        chosen = [f"hardware={found.hardware}", *([f"gpus={found.gpus}"] if found.gpus else [])]
         if not args.hf_id:
-            print(f"hardware={found.hardware}")
+            print(" ".join(chosen))
             return 0
-        pairs.append(f"hardware={found.hardware}")
+        pairs += [pair for pair in chosen if pair.partition("=")[0] not in
+                  {p.partition("=")[0] for p in pairs}]
     if not args.hf_id:
         return usage("HF_ID is required (see vllm-recipes --list)")
     problem = model_id_problem(args.hf_id)
@@ -293,6 +302,9 @@ def _serve(argv: list[str]) -> int:
         install = result["install"][result["selection"]["install"]]
         sys.stdout.write(install_text(result["selection"]["install"], install) + "\n"
                          + result["copy_text"])
+        fit = result.get("fit")
+        if fit:  # what fits the GPUs (--explain says so where there is no estimate)
+            print(f"vllm-recipes: {fit['line']}", file=sys.stderr)
     return 0
 
 

@@ -62,6 +62,8 @@ class Detection:
     hardware: str
     line: str
     """What was found and what was picked, for standard error."""
+    gpus: int | None = None
+    """The devices found, where the command must use no more than them (`gpus=`)."""
 
 
 def _run(argv: list[str]) -> str | None:
@@ -250,16 +252,17 @@ def match(catalog: dict[str, Any], found: Found | None) -> Detection:
         if hw["brand"] == found.brand
         and any(re.search(pattern, name, re.IGNORECASE) for pattern in hw.get("detect", ()))]
     said = _said(found)
+    # Of one name, the memory found picks (A100 40GB or 80GB): closest first.
+    got = re.match(r"\s*(\d+)\s*MiB", found.memory or "")
+    if got:
+        candidates.sort(key=lambda c: abs(c[1]["memory_gb"] - int(got[1]) * 1.048576 / 1000))
     for hw_id, hw in candidates:
         if hw["gpu_count"] == count:
             return Detection(hw_id, f"--detect: found {said}: hardware={hw_id}")
     for hw_id, hw in candidates:
-        if hw.get("scalable", True):
-            device = catalog["brands"][hw["brand"]].get("device", "GPU")
-            return Detection(hw_id, (
-                f"--detect: found {said}: hardware={hw_id} (the catalogue's "
-                f"{hw['display_name']} is a node of {hw['gpu_count']} {device}s; commands "
-                f"that use the whole node need {hw['gpu_count']})"))
+        if count <= (hw.get("max_gpus") or hw["gpu_count"]) and not found.unit:
+            return Detection(hw_id, f"--detect: found {said}: hardware={hw_id} gpus={count}",
+                             count)
     near = "; ".join(f"{hw['display_name']} is {hw['gpu_count']}" for _, hw in candidates)
     # The found brand's ids (the whole list would not fit one line); all when it has none.
     same = ", ".join(hw_id for hw_id, hw in catalog["hardware"].items()

@@ -21,7 +21,7 @@ from typing import Any
 from .checks import check_default_builds, check_recipe, check_related, check_unique_model_ids
 from .errors import InvalidRecipe
 from .guide import parse_guide
-from .schema import HardwareCatalog, HardwareNote, Recipe, Strategy
+from .schema import HardwareCatalog, HardwareNote, ModelFacts, Recipe, Strategy
 from .validated import publish, validate
 from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
 
@@ -176,8 +176,37 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
                  for line, message in guide.problems]
     recipe = recipe.model_copy(update={"hardware_notes": {
         hw_id: HardwareNote.model_validate(note) for hw_id, note in guide.notes.items()}})
+    facts = _load_facts(root, path, recipe, problems)
+    if facts is not None:
+        recipe = recipe.model_copy(update={"facts": facts})
     problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
     return recipe, guide.text, source
+
+
+def facts_path(root: Path, recipe_path: Path) -> Path:
+    """`recipes/facts/<org>/<repo>.yaml`: the memory facts of the recipe at `recipe_path`."""
+    return root / "facts" / recipe_path.parent.name / recipe_path.name
+
+
+def _load_facts(root: Path, recipe_path: Path, recipe: Recipe, problems: list[Located]
+                ) -> ModelFacts | None:
+    """The recipe's memory facts (None when it has no facts file, or with problems when the
+    file is invalid or names a variant the recipe lacks)."""
+    path = facts_path(root, recipe_path)
+    if not _is_file(path):
+        return None
+    source = _read(path, root, problems)
+    if source is None:
+        return None
+    facts, found = validate(ModelFacts, source)
+    problems += found
+    if facts is None:
+        return None
+    for vid in facts.weights_gb:
+        if vid not in recipe.variants:
+            problems.append(source.problem(("weights_gb", vid), (
+                f"no variant {vid!r} in the recipe; variants: {', '.join(recipe.variants)}")))
+    return facts
 
 
 def _catalog(root: Path, hardware: HardwareCatalog, strategies: dict[str, Strategy],
@@ -245,7 +274,7 @@ def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
         if memo is None:
             result = _load_recipe(path, root, hardware, strategies, problems)
         else:
-            key = base + _digest([path, path.with_suffix(".md")])
+            key = base + _digest([path, path.with_suffix(".md"), facts_path(root, path)])
             kept = memo.get(str(path))
             if kept is None or kept[0] != key:
                 found: list[Located] = []

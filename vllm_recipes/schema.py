@@ -56,12 +56,14 @@ __all__ = [
     "Brand",
     "Companion",
     "Dependency",
+    "FactsConfig",
     "Feature",
     "HardwareCatalog",
     "HardwareOverride",
     "HardwareProfile",
     "KvOffload",
     "Mode",
+    "ModelFacts",
     "PdConnector",
     "PdPool",
     "PdSettings",
@@ -433,6 +435,16 @@ class HardwareProfile(Strict):
     """Accelerators in one node (or tray); NUMA nodes of a CPU host."""
     memory_gb: Annotated[int, Field(ge=1)]
     """Memory per accelerator, GB (host memory per NUMA node on a CPU host)."""
+    max_gpus: Annotated[int, Field(ge=1, le=64)] | None = None
+    """Most of these GPUs one node holds: the `gpus` selection's upper bound (`gpu_count`
+    when absent). `gpu_count` is the count a command assumes when no `gpus` is given."""
+    memory_bandwidth_gb_s: Annotated[int, Field(ge=1)] | None = None
+    """Memory bandwidth per accelerator, GB/s (the vendor's datasheet)."""
+    interconnect: Literal["nvlink", "xgmi", "pcie", "ici", "hccs", "none"] | None = None
+    """How the accelerators of one node talk to each other."""
+    formats: list[Literal["fp16", "bf16", "fp8", "mxfp8", "nvfp4", "mxfp4", "int8", "int4"]] = []
+    """Weight and KV-cache formats the tensor cores run natively (FP8: Ada, Hopper and newer;
+    NVFP4 and MXFP4: Blackwell; AMD's CDNA 3 FP8, CDNA 4 MXFP4)."""
     restricted: bool = False
     """Offered only by recipes that name it (workstations, TPUs, CPUs, NPUs)."""
     scalable: bool = True
@@ -472,6 +484,9 @@ class HardwareCatalog(Strict):
                 raise ValueError(
                     f"hardware.{hw_id}.generation: unknown generation {hw.generation!r}"
                 )
+            if hw.max_gpus is not None and hw.max_gpus < hw.gpu_count:
+                raise ValueError(f"hardware.{hw_id}.max_gpus: {hw.max_gpus} is fewer than its "
+                                 f"gpu_count ({hw.gpu_count})")
             if self.generations[hw.generation].brand != hw.brand:
                 raise ValueError(
                     f"hardware.{hw_id}: generation {hw.generation!r} belongs to brand "
@@ -1007,6 +1022,68 @@ class Retired(Strict):
     """The vLLM release from which the model no longer runs."""
 
 
+class FactsConfig(Strict):
+    """The architecture numbers of a model's `config.json` the fit rule reads (a multimodal
+    model: its text model's)."""
+
+    num_hidden_layers: Annotated[int, Field(ge=1)]
+    num_attention_heads: Annotated[int, Field(ge=1)]
+    num_key_value_heads: Annotated[int, Field(ge=1)]
+    """KV heads (= `num_attention_heads` when the config gives none)."""
+    head_dim: Annotated[int, Field(ge=1)]
+    """The config's `head_dim`, else `hidden_size / num_attention_heads`."""
+    hidden_size: Annotated[int, Field(ge=1)]
+    vocab_size: Annotated[int, Field(ge=1)]
+    max_position_embeddings: Annotated[int, Field(ge=1)] | None = None
+    """The context vLLM serves by default (the recipe's `context_length` when absent)."""
+    kv_lora_rank: Annotated[int, Field(ge=1)] | None = None
+    """MLA models: the rank of the latent KV cache."""
+    qk_rope_head_dim: Annotated[int, Field(ge=0)] | None = None
+    """MLA models: the rotary part kept beside the latent."""
+    num_experts: Annotated[int, Field(ge=1)] | None = None
+    """MoE models: routed experts per MoE layer."""
+    sliding_window: Annotated[int, Field(ge=1)] | None = None
+    """Tokens a sliding-window layer attends to."""
+    sliding_window_layers: Annotated[int, Field(ge=1)] | None = None
+    """How many layers use the sliding window."""
+    linear_attention_layers: Annotated[int, Field(ge=1)] | None = None
+    """Layers with a constant-size state instead of a KV cache (Mamba, Gated DeltaNet)."""
+    linear_state_bytes: Annotated[int, Field(ge=1)] | None = None
+    """State bytes per sequence of one such layer."""
+
+    @model_validator(mode="after")
+    def _pairs(self) -> FactsConfig:
+        for first, second in (("kv_lora_rank", "qk_rope_head_dim"),
+                              ("sliding_window", "sliding_window_layers"),
+                              ("linear_attention_layers", "linear_state_bytes")):
+            if (getattr(self, first) is None) != (getattr(self, second) is None):
+                raise ValueError(f"{first} and {second} go together: give both or neither")
+        special = (self.sliding_window_layers or 0) + (self.linear_attention_layers or 0)
+        if special > self.num_hidden_layers:
+            raise ValueError(f"sliding_window_layers + linear_attention_layers ({special}) "
+                             f"exceed num_hidden_layers ({self.num_hidden_layers})")
+        if self.num_attention_heads % self.num_key_value_heads:
+            raise ValueError(f"num_key_value_heads ({self.num_key_value_heads}) must divide "
+                             f"num_attention_heads ({self.num_attention_heads})")
+        return self
+
+
+class ModelFacts(Strict):
+    """`recipes/facts/<org>/<repo>.yaml`: what the fit rule (`builder/sizing`) knows of a
+    recipe's default checkpoint; every variant shares it (variants differ in precision)."""
+
+    config: FactsConfig
+    parameters: Annotated[float, Field(gt=0)]
+    """Total parameters (the model card or the safetensors index)."""
+    active_parameters: Annotated[float, Field(gt=0)] | None = None
+    """MoE: parameters active per token."""
+    encoder_parameters: Annotated[float, Field(ge=0)] | None = None
+    """Vision/audio encoder parameters, kept whole on every GPU."""
+    weights_gb: dict[Identifier, Annotated[float, Field(gt=0)]] = {}
+    """The checkpoint's stated size in GB (10^9 bytes) per variant id; without it the builder
+    computes parameters x bytes per weight of the variant's precision."""
+
+
 class Recipe(Strict):
     meta: Meta
     model: Model
@@ -1054,6 +1131,8 @@ class Recipe(Strict):
     """Generation models (images, video, speech) served by vLLM-Omni."""
     hardware_notes: SkipJsonSchema[dict[Identifier, HardwareNote]] = {}
     """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
+    facts: SkipJsonSchema[ModelFacts | None] = None
+    """Filled from `recipes/facts/<org>/<repo>.yaml` (see `loader.py`), not the YAML."""
     source: Source | None = None
     """Where the published copy of this recipe lives (shown in the JSON)."""
 
@@ -1143,6 +1222,7 @@ class Recipe(Strict):
 
 
 MOVED_KEYS = {
+    "facts": "memory facts live in recipes/facts/<org>/<repo>.yaml (see FACTS in CONTRIBUTING)",
     "guide": "the guide moved to a Markdown file beside the YAML (<repo>.md)",
     "hardware_notes": "hardware notes moved to the guide: a `## Hardware notes` section of "
                       "<repo>.md with a `### <hardware id>: <title>` heading per note",
@@ -1159,7 +1239,7 @@ def json_schema() -> dict[str, object]:
     """The JSON Schema of a recipe file, with the hardware catalog and strategies as $defs."""
     schema = Recipe.model_json_schema()
     defs = schema.setdefault("$defs", {})
-    for model in (HardwareCatalog, Strategy):
+    for model in (HardwareCatalog, Strategy, ModelFacts):
         sub = model.model_json_schema()
         defs.update(sub.pop("$defs", {}))
         defs[model.__name__] = sub

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import cast
+from typing import Any, cast
 
 from ..errors import SelectionError
 from ..types import Command, Data, Note, Result
 from ..vllm_release import VLLM_VERSION
 from ..vocabulary import COMPANIONS, OFF, ON, feature_label
-from .compose import Context
+from .compose import Context, sizing_args
 from .deploy_types import context, deploy_type
 from .docker import docker_image, with_docker
+from .fit import fit_json, fit_plan
 from .install import install_choices, install_refusals
 from .kv_offload import offload_volumes
 from .needed_files import in_container, mounts, on_host, rewrite
@@ -40,7 +41,7 @@ from .selection import (
 )
 
 __all__ = ["Builder", "build", "published", "refuse_retired", "render", "render_commands",
-           "retired_reason", "typed_selection"]
+           "result_fit", "retired_reason", "typed_selection"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -195,13 +196,27 @@ def render(
         "example_requests": examples,
         "copy_text": copy_text(commands, selection["install"]),
         "vllm_version": VLLM_VERSION,
+        "fit": result_fit(ctx),
     }
 
 
+def result_fit(ctx: Context) -> dict[str, Any] | None:
+    """The rendering's `fit` (`fit.fit_json`): single-node Tensor Parallel's plan; other
+    single-node layouts judged on the GPUs they span; None over several nodes."""
+    found = ctx.plan
+    deploy = deploy_type(ctx.strategy)
+    args = sizing_args(ctx)
+    if found is None and not ctx.auto_fit and deploy.one_node and deploy.weights_on_one_node:
+        size, _ = ctx.parallel_size()
+        found = fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, args, size, size)
+    return fit_json(found, ctx.recipe, ctx.selection["variant"], ctx.hw, args)
+
+
 def typed_selection(selection: Mapping[str, str]) -> dict[str, str | int]:
-    """A selection as JSON publishes it: URL keys, with `nodes` a number (the page and the
-    URL keep every value a string)."""
-    return {key: int(value) if key == "nodes" else value for key, value in selection.items()}
+    """A selection as JSON publishes it: URL keys, with `nodes` and `gpus` numbers (the page
+    and the URL keep every value a string)."""
+    return {key: int(value) if key in ("nodes", "gpus") else value
+            for key, value in selection.items()}
 
 
 def published(result: Result) -> dict[str, object]:

@@ -18,10 +18,13 @@ and a JSON value written as a mapping merges into it (see `arglist`):
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
-Parallel size: an override's `parallel_size` (the last one in the order above) or the
-variant's `tp` (single-node Tensor Parallel only); else, for single-node Tensor Parallel, 1 GPU
-when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit); for
-every other strategy, every GPU of the node.
+Parallel size: an override's `parallel_size` (the last one in the order above that applies,
+see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
+single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
+recipe with memory facts; `--max-model-len` capped where they hold less than the full
+context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
+1 GPU when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit);
+for every other strategy, the GPUs asked for (`gpus`), else every GPU of the node.
 
 Multi-node, prefill/decode and KV-store layouts add their own layers after these (see
 `multi_node.py`, `pd.py`, `kv_store.py`).
@@ -29,6 +32,7 @@ Multi-node, prefill/decode and KV-store layouts add their own layers after these
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -37,13 +41,16 @@ from ..arglist import ArgList
 from ..env import EnvMap
 from ..hardware_keys import BRAND, ranked
 from ..shell import command_text, env_lines
+from ..sizing import Plan
 from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
+from .fit import NO_ESTIMATE, fit_plan
 from .kv_offload import offload_parts
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
-__all__ = ["DEFAULT_PORT", "Context", "builder_origin", "serve_command", "tool_command"]
+__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "context_plan", "serve_command",
+           "size_applies", "size_override", "sizing_args", "tool_command"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
@@ -166,26 +173,26 @@ class Context:
                 return False
         return True
 
+    @property
+    def gpus(self) -> int | None:
+        """The GPUs the selection asks for (its `gpus`), None when it does not say."""
+        value = self.selection.get("gpus")
+        return int(value) if value else None
+
+    @cached_property
+    def plan(self) -> Plan | None:
+        """`context_plan` of this context, worked out once."""
+        return context_plan(self)
+
     def parallel_size(self) -> tuple[int, Origin]:
         """GPUs per server for the strategy's parallel flag, and where that number comes from
-        (see the module docstring)."""
-        gpus = self.hw["gpu_count"]
-        if self.auto_fit:
-            need, per_gpu = self.variant["vram_minimum_gb"], self.hw["memory_gb"]
-            fits = need <= per_gpu
-            size = 1 if fits else gpus
-            rule = (f"auto-fit: {self.variant_label} needs {need} GB and one "
-                    f"{self.hw['display_name']} has {per_gpu} GB, so "
-                    f"{'one GPU' if fits else 'every GPU of the node'}")
-        else:
-            size, rule = gpus, "the strategy spans every GPU of the node"
-        origin = builder_origin(__name__, rule, "parallel size")
-        for ov in self.overrides():
-            if ov.data.get("parallel_size") is not None:
-                size = ov.data["parallel_size"]
-                path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
-                origin = self.origin(path, f"override: {ov.key}")
-        return size, origin
+        (see the module docstring and `parallel_size`)."""
+        return parallel_size(self)
+
+    def replicas(self, size: int) -> int:
+        """Data-parallel replicas of single-node Tensor Parallel: the GPUs asked for beyond
+        one tensor-parallel group of `size`."""
+        return max(1, self.gpus // size) if self.auto_fit and self.gpus else 1
 
     def port(self, args: ArgList) -> int:
         value = args.get("--port")
@@ -261,6 +268,88 @@ class Context:
                                 f"frontend: {frontend}")
         env.update(FRONTENDS[frontend].env, origin)
         return env
+
+
+def parallel_size(ctx: Context) -> tuple[int, Origin]:
+    """GPUs per server for the strategy's parallel flag of `ctx`, and where that number comes
+    from (see the module docstring)."""
+    gpus = ctx.hw["gpu_count"]
+    override = size_override(ctx)
+    found = ctx.plan
+    if override is not None and (ctx.auto_fit or ctx.gpus in (None, override[0])):
+        return override
+    if found is not None:
+        return found.tp, builder_origin("builder.commands.fit", (
+            f"fit rule: the fewest GPUs that hold the weights and one "
+            f"{found.max_model_len:,}-token sequence"), "parallel size")
+    if ctx.gpus is not None and not ctx.auto_fit:
+        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus})"
+    elif ctx.gpus is not None and ctx.recipe.get("facts") is None:
+        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus}); {NO_ESTIMATE}"
+    elif ctx.auto_fit:
+        need, per_gpu = ctx.variant["vram_minimum_gb"], ctx.hw["memory_gb"]
+        fits = need <= per_gpu
+        size = 1 if fits else gpus
+        rule = (f"auto-fit: {ctx.variant_label} needs {need} GB and one "
+                f"{ctx.hw['display_name']} has {per_gpu} GB, so "
+                f"{'one GPU' if fits else 'every GPU of the node'}")
+    else:
+        size, rule = gpus, "the strategy spans every GPU of the node"
+    return size, builder_origin(__name__, rule, "parallel size")
+
+
+def size_override(ctx: Context) -> tuple[int, Origin] | None:
+    """The parallel size the recipe sets for `ctx` (the last override that applies, see
+    `size_applies`), with where it is set; None when it sets none."""
+    found = None
+    for ov in ctx.overrides():
+        if ov.data.get("parallel_size") is not None and size_applies(
+                ov.data["parallel_size"], ov.key, ctx.hw_id, ctx.hw,
+                ctx.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
+            path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
+            found = (int(ov.data["parallel_size"]), ctx.origin(path, f"override: {ov.key}"))
+    return found
+
+
+def sizing_args(ctx: Context) -> ArgList:
+    """The options the fit rule reads (utilization, context, KV cache type): every layer of
+    the command but its parallel size."""
+    args = ctx.base_options()
+    ctx.apply_overrides(args)
+    ctx.apply_features(args)
+    ctx.apply_strategy_removals(args)
+    return args
+
+
+def context_plan(ctx: Context) -> Plan | None:
+    """The fit rule's plan for single-node Tensor Parallel on the GPUs asked for (the node's
+    `gpu_count` when the selection names none); None for other strategies, without memory
+    facts, or when nothing fits."""
+    if not ctx.auto_fit:
+        return None
+    override = size_override(ctx)
+    available = ctx.gpus or ctx.hw["gpu_count"]
+    return fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, sizing_args(ctx),
+                    max(available, override[0] if override else 1),
+                    override[0] if override else None)
+
+
+def size_applies(size: int, key: str, hw_id: str, hw: Data, vram_minimum_gb: float,
+                 host_gb: int = 0) -> bool:
+    """A parallel size a recipe sets under `key` applies on `hw_id`: always when the key is
+    the hardware's own id; under a wider key (`all`, a brand, a generation) only where the
+    node can hold it (`size` divides its most GPUs) and `size` GPUs hold the weights
+    (`vram_minimum_gb` / HEADROOM, less `host_gb` kept in host memory): on smaller
+    hardware the builder's fit rule sizes the command instead."""
+    if key == hw_id:
+        return True
+    most = hw.get("max_gpus") or hw["gpu_count"]
+    return (size <= most and most % size == 0
+            and size * hw["memory_gb"] >= math.ceil(vram_minimum_gb / HEADROOM) - host_gb)
+
+
+HEADROOM = 1.2
+"""`vram_minimum_gb` is the weights times this factor (room for KV cache)."""
 
 
 def serve_command(

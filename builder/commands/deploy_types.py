@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ..sizing import Gpu, plan, weights_bytes
 from ..types import Command, Data, Note
 from ..vocabulary import COMPANIONS, CONNECTORS
 from .compose import Context
@@ -36,8 +37,8 @@ from .pd import (
 from .router import companion_notes
 from .single_node import render_single_node, single_node_summary
 
-__all__ = ["DEPLOY_TYPES", "MAX_NODES", "POWER_OF_TWO_LAYOUTS", "DeployType", "context",
-           "deploy_type", "strategies_where"]
+__all__ = ["DEPLOY_TYPES", "MAX_NODES", "POWER_OF_TWO_LAYOUTS",
+           "DeployType", "context", "deploy_type", "helpful_nodes", "strategies_where"]
 
 MAX_NODES = 16
 ROUTER_PACKAGE = COMPANIONS["router"].package
@@ -123,7 +124,36 @@ def _multi_node_range(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> tu
     if deploy_type(catalog["strategies"][sel["strategy"]]).power_of_two(
             catalog["strategies"][sel["strategy"]]):
         low = 1 << (low - 1).bit_length()
-    return low, MAX_NODES
+    helpful = helpful_nodes(catalog, recipe, sel)
+    return low, max(low, helpful) if helpful is not None else MAX_NODES
+
+
+def helpful_nodes(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> int | None:
+    """The most nodes tensor parallelism across nodes (TP, TEP) helps: twice the fewest whose
+    GPUs hold the weights and one full-context sequence by the fit rule (`builder.sizing`);
+    past them a node adds only communication and KV cache room, which a data-parallel layout
+    gives as replicas. None without memory facts, for other layouts (data parallelism adds
+    replicas; pipeline stages are bounded by the layers, more than MAX_NODES), or when no
+    count up to MAX_NODES holds the full context."""
+    strategy = catalog["strategies"][sel["strategy"]]
+    facts = recipe.get("facts")
+    if not facts or not deploy_type(strategy).power_of_two(strategy):
+        return None
+    hw = catalog["hardware"][sel["hardware"]]
+    weights = weights_bytes(facts, recipe["variants"][sel["variant"]]["precision"],
+                            sel["variant"])
+    if weights is None:
+        return None
+    nodes = 1
+    while nodes <= MAX_NODES:
+        gpus = nodes * hw["gpu_count"]
+        found = plan(facts, weights, Gpu(hw["display_name"], hw["memory_gb"], gpus), gpus,
+                     tp=gpus, context=facts["config"].get("max_position_embeddings")
+                     or recipe["model"].get("context_length"))
+        if found is not None and not found.capped:
+            return min(2 * nodes, MAX_NODES)
+        nodes *= 2
+    return None
 
 
 def _pd_packages(ctx: Context) -> list[str]:

@@ -23,10 +23,12 @@ from .offering import recipe_support
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
 
-__all__ = ["MAX_NODES", "canonical_query", "choices", "fits_one_node", "node_memory_gb",
+__all__ = ["GPUS", "MAX_NODES", "canonical_query", "choices", "fits_one_node", "node_memory_gb",
            "node_range", "offered_hardware", "parse_query", "recipe_strategies",
            "renamed_variants"]
 
+GPUS = "gpus"
+"""The selection key of the GPU count (single-node strategies)."""
 SINGLE_NODE_ONLY = ("embedding",)
 """Tasks whose models are offered single-node strategies only by default."""
 
@@ -67,6 +69,10 @@ def choices(catalog: Data, recipe: Data, offered: list[str] | None = None
         "variant": list(recipe["variants"]),
         **({TASK: task_ids(recipe)} if recipe.get("omni") else {}),
         "strategy": list(catalog["strategies"]),
+        GPUS: [str(n) for n in range(1, max(
+            [int(catalog["hardware"][h].get("max_gpus") or catalog["hardware"][h]["gpu_count"])
+             for h in (offered_hardware(catalog, recipe) if offered is None else offered)]
+            or [1]) + 1)],
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
         PD_CONNECTOR: list(CONNECTORS),
         **({KV_OFFLOAD: [OFF, *OFFLOAD_TIERS]} if recipe.get("kv_offload_support") else {}),

@@ -15,24 +15,49 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
-from .deploy_types import MAX_NODES, deploy_type
+from .compose import size_override, sizing_args
+from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
+from .fit import fit_refusal
 from .offering import label
 from .pd import connector_choices
-from .query import fits_one_node, node_memory_gb, node_range, recipe_strategies
+from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
-__all__ = ["connector_reason", "default_frontend", "feature_reason", "frontend_reason",
-           "mode_reason", "nodes_reason", "opt_in", "strategy_reason"]
+__all__ = ["connector_reason", "default_frontend", "feature_reason", "fit_reason",
+           "frontend_reason", "mode_reason", "nodes_reason", "opt_in", "strategy_reason"]
 
 AVAILABLE = ("verified", "supported", "experimental")
 """Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
 
 
+def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
+               gpus: int | None = None) -> str | None:
+    """Why the variant does not fit the GPUs a single-node strategy gives it (`gpus` asked
+    for, else what the layout uses), by the fit rule (`fit.py`); None when it fits, when
+    the recipe has no memory facts, when the recipe sets single-node Tensor Parallel's size
+    itself, and for other deploy types."""
+    strategy = catalog["strategies"][strategy_id]
+    deploy = deploy_type(strategy)
+    if not recipe.get("facts") or not deploy.one_node or not deploy.weights_on_one_node:
+        return None
+    sel = {"hardware": hw_id, "variant": variant_id, "strategy": strategy_id,
+           **({GPUS: str(gpus)} if gpus else {})}
+    ctx = context(catalog, recipe, sel)
+    if ctx.auto_fit:
+        if size_override(ctx) is not None:
+            return None
+        return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
+                           gpus or ctx.hw["gpu_count"])
+    size, _ = ctx.parallel_size()
+    return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx), size, size)
+
+
 def strategy_reason(
     catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
-    offered: Collection[str] | None = None,
+    offered: Collection[str] | None = None, gpus: int | None = None,
 ) -> str | None:
     """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can.
-    `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it."""
+    `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it; `gpus`: the
+    GPUs asked for (the node's when None)."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
@@ -42,6 +67,9 @@ def strategy_reason(
         return (f"{name} is for generation models served by vLLM-Omni" if omni else
                 f"a vLLM-Omni generation model runs as one server on one node, not {name}")
     if strategy_id not in (recipe_strategies(catalog, recipe) if offered is None else offered):
+        if (strategy["hardware_match"].get("architecture") == "moe"
+                and recipe["model"]["architecture"] == "dense"):
+            return f"a dense model has no experts to shard: {name} is for MoE models"
         return f"this recipe does not offer {name}"
     declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
     if declared == "unsupported":
@@ -51,9 +79,14 @@ def strategy_reason(
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
+    problem = fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
+    if problem:
+        return problem
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
+    if gpus is not None and (not deploy.one_node or deploy.omni):
+        return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
     if deploy.one_node:
         return None
     low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
@@ -73,8 +106,10 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     if arch and arch != recipe["model"]["architecture"]:
         return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
     gpus = hw["gpu_count"]
-    # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`).
-    fits = deploy_type(strategy).omni or fits_one_node(variant, hw)
+    # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
+    # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
+    fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
+            or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         if gpus < match.get("min_gpus", 1):
             return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
@@ -107,6 +142,12 @@ def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int
                 "the attention heads: pick a power-of-two node count")
     if low <= nodes <= high:
         return None
+    helpful = helpful_nodes(catalog, recipe, sel)
+    if helpful is not None and nodes > helpful >= low:
+        return (f"{helpful // 2} node{'s' if helpful > 2 else ''} already hold "
+                f"{label(sel['variant'], recipe['variants'][sel['variant']])} with its full "
+                f"context; past {helpful}, more do not help {name} (a data-parallel strategy "
+                "adds replicas)")
     if low == high:
         return f"{name} here runs on {low} node{'s' if low > 1 else ''}"
     if nodes < low and low > 2:

@@ -26,8 +26,8 @@ from .offering import default_hardware, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
-from .query import choices, offered_hardware, recipe_strategies
-from .reasons import feature_reason, mode_reason, strategy_reason
+from .query import GPUS, choices, offered_hardware, recipe_strategies
+from .reasons import feature_reason, fit_reason, mode_reason, strategy_reason
 from .stages import LATER, STAGES, stage_index
 
 __all__ = ["Resolver"]
@@ -80,25 +80,36 @@ class Resolver:
         return kept(self.memo, ("default_hardware", variant_id), default_hardware,
                     self.catalog, self.recipe, variant_id, self.runs_on(variant_id))
 
-    def strategy_reason(self, hw_id: str, variant_id: str, sid: str) -> str | None:
-        key = ("strategy", hw_id, variant_id, sid)
+    def strategy_reason(self, hw_id: str, variant_id: str, sid: str,
+                        gpus: str | None = None) -> str | None:
+        """`strategy_reason`, kept per hardware, variant, strategy and GPUs asked for."""
+        key = ("strategy", hw_id, variant_id, sid, gpus)
         found = self.memo.get(key, MISS)
         if found is MISS:
-            found = self.memo[key] = strategy_reason(self.catalog, self.recipe, hw_id,
-                                                     variant_id, sid, self._strategy_set)
+            found = self.memo[key] = strategy_reason(
+                self.catalog, self.recipe, hw_id, variant_id, sid, self._strategy_set,
+                int(gpus) if gpus else None)
         return found
 
-    def first_strategy(self, hw_id: str, variant_id: str) -> str | None:
+    def fit_reason(self, hw_id: str, variant_id: str, sid: str, gpus: str | None = None
+                   ) -> str | None:
+        """`fit_reason`, kept per hardware, variant, strategy and GPUs asked for."""
+        return kept(self.memo, ("fit", hw_id, variant_id, sid, gpus), fit_reason,
+                    self.catalog, self.recipe, hw_id, variant_id, sid,
+                    int(gpus) if gpus else None)
+
+    def first_strategy(self, hw_id: str, variant_id: str, gpus: str | None = None
+                       ) -> str | None:
         """The recipe's most preferred strategy that serves the variant on the hardware."""
-        key = ("first_strategy", hw_id, variant_id)
+        key = ("first_strategy", hw_id, variant_id, gpus)
         found = self.memo.get(key, MISS)
         if found is MISS:
-            found = self.memo[key] = self._first_strategy(hw_id, variant_id)
+            found = self.memo[key] = self._first_strategy(hw_id, variant_id, gpus)
         return found
 
-    def _first_strategy(self, hw_id: str, variant_id: str) -> str | None:
+    def _first_strategy(self, hw_id: str, variant_id: str, gpus: str | None) -> str | None:
         for sid in self.strategies:
-            if self.strategy_reason(hw_id, variant_id, sid) is None:
+            if self.strategy_reason(hw_id, variant_id, sid, gpus) is None:
                 return sid
         return None
 
@@ -148,7 +159,7 @@ class Resolver:
         SelectionError. The hardware stage is kept per explicit hardware and variant, the
         rest per explicit value of all four keys."""
         get = explicit.get
-        key = ("prefix", get("hardware"), get("variant"), get("strategy"), get(TASK))
+        key = ("prefix", get("hardware"), get("variant"), get(GPUS), get("strategy"), get(TASK))
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = self._prefix(explicit, key[1:])
@@ -159,7 +170,7 @@ class Resolver:
 
     def _prefix(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
                 ) -> tuple[dict[str, str], SelectionError | None]:
-        sel, error = kept(self.memo, ("prefix", *key[:2]), self._run_stages, explicit, {},
+        sel, error = kept(self.memo, ("prefix", *key[:3]), self._run_stages, explicit, {},
                           None, STAGES[:1])
         if error is not None:
             return sel, error
@@ -194,7 +205,8 @@ class Resolver:
 
     def ordered(self, sel: dict[str, str]) -> dict[str, str]:
         """`sel` in the order selections are shown (and written to URLs)."""
-        keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy", "nodes",
+        keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy",
+                *([GPUS] if GPUS in sel else []), "nodes",
                 *([PD_CONNECTOR] if PD_CONNECTOR in sel else []),
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]

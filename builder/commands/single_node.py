@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..types import Command
 from ..vocabulary import COMPANIONS
-from .compose import Context, serve_command
+from .compose import Context, builder_origin, serve_command
 from .router import companion_command
 from .summary import device_count, layout_text, parallel_sizes
 
@@ -20,8 +20,20 @@ def render_single_node(ctx: Context) -> list[Command]:
     args = ctx.base_options()
     size, origin = ctx.parallel_size()
     args.set(origin, ctx.strategy["parallel_flag"], str(size))
+    replicas = ctx.replicas(size)
+    if replicas > 1:
+        args.set(builder_origin("builder.commands.fit", (
+            f"the {ctx.gpus} GPUs asked for beyond one group of {size} serve as "
+            f"{replicas} data-parallel replicas"), "parallel size"),
+            "--data-parallel-size", str(replicas))
     ctx.apply_overrides(args)
     ctx.apply_features(args)
+    plan = ctx.plan
+    if plan is not None and plan.capped:
+        args.set(builder_origin("builder.commands.fit", (
+            f"fit rule: context capped at {plan.max_model_len:,} of {plan.context:,} to fit "
+            f"{plan.tp}× {ctx.hw['display_name']}"), "fit"),
+            "--max-model-len", str(plan.max_model_len))
     ctx.apply_strategy_removals(args)
     port = ctx.port(args)
     companion = ctx.strategy.get("companion")

@@ -8,6 +8,8 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
                 hardware (preferring one some strategy serves), or the variant's default hardware
     strategy    the explicit one if it serves them, else the recipe's first that does
     task        a vLLM-Omni recipe's task: the explicit one, else the first that fits
+    gpus        single-node strategies: the explicit count (at most the node's, a multiple of
+                the command's parallel size), else the size the command uses (`compose.py`)
     nodes       the explicit count, else the fewest the strategy runs on
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
     kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
@@ -24,12 +26,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import SelectionError
 from ..vocabulary import OFF, ON, feature_label
-from .deploy_types import deploy_type
+from .deploy_types import context, deploy_type
+from .fit import most_gpus
 from .kv_offload import KV_OFFLOAD
 from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
-from .query import node_range
+from .query import GPUS, node_range
 from .reasons import connector_reason, default_frontend, frontend_reason, nodes_reason, opt_in
 
 if TYPE_CHECKING:
@@ -60,7 +63,7 @@ def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
             if r.variant_reason(candidate, hw_id) is not None:
                 continue
             first = first or candidate
-            if r.first_strategy(hw_id, candidate) is not None:
+            if r.first_strategy(hw_id, candidate, explicit.get(GPUS)) is not None:
                 variant_id = candidate
                 break
         else:
@@ -105,21 +108,56 @@ def pick_task(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
 def pick_strategy(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
                   focus: str | None) -> None:
     hw_id, variant_id = sel["hardware"], sel["variant"]
-    sid = explicit.get("strategy")
+    sid, gpus = explicit.get("strategy"), explicit.get(GPUS)
     if sid is not None:
-        problem = r.strategy_reason(hw_id, variant_id, sid)
+        problem = r.strategy_reason(hw_id, variant_id, sid, gpus)
         if problem:
-            raise SelectionError("strategy", problem)
+            fit = gpus is not None and problem == r.fit_reason(hw_id, variant_id, sid, gpus)
+            raise SelectionError(GPUS if fit else "strategy", problem)
         sel["strategy"] = sid
         return
-    first = r.first_strategy(hw_id, variant_id)
+    first = r.first_strategy(hw_id, variant_id, gpus)
     if first is not None:
         sel["strategy"] = first
         return
     hw_name = r.catalog["hardware"][hw_id]["display_name"]
     variant = r.recipe["variants"][variant_id]
+    refusal = next((reason for reason in (r.fit_reason(hw_id, variant_id, s, gpus)
+                                          for s in r.strategies) if reason), None)
+    if refusal is not None:
+        raise SelectionError(GPUS if gpus is not None else "hardware", refusal)
     raise SelectionError("hardware", f"no serving strategy of this recipe serves "
                          f"{label(variant_id, variant)} on {hw_name}")
+
+
+def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+              focus: str | None) -> None:
+    """Single-node strategies: the GPUs asked for, if the node holds that many and they
+    split into the command's parallel groups; else what the command uses by default (the
+    fit rule's size, the recipe's, or the node)."""
+    strategy = r.catalog["strategies"][sel["strategy"]]
+    deploy = deploy_type(strategy)
+    wanted = explicit.get(GPUS)
+    if not deploy.one_node or deploy.omni:
+        if wanted is not None:
+            raise SelectionError(GPUS, f"{strategy['display_name']} sizes itself by nodes; "
+                                       "gpus= is for single-node strategies")
+        return
+    hw = r.catalog["hardware"][sel["hardware"]]
+    if wanted is None:
+        size, _ = context(r.catalog, r.recipe, sel).parallel_size()
+        sel[GPUS] = str(size)
+        return
+    most = most_gpus(hw)
+    if int(wanted) > most:
+        raise SelectionError(GPUS, f"one {hw['display_name']} node holds at most {most} GPUs")
+    ctx = context(r.catalog, r.recipe, {**sel, GPUS: wanted})
+    size, _ = ctx.parallel_size()
+    if int(wanted) % size:
+        raise SelectionError(GPUS, (
+            f"{wanted} GPUs do not split into tensor-parallel groups of {size}; pick a "
+            f"multiple of {size}"))
+    sel[GPUS] = wanted
 
 
 def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
@@ -251,6 +289,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("hardware", pick_hardware),
     ("strategy", pick_strategy),
     (TASK, pick_task),
+    (GPUS, pick_gpus),
     ("nodes", pick_nodes),
     (PD_CONNECTOR, pick_pd_connector),
     (KV_OFFLOAD, pick_kv_offload),
@@ -259,9 +298,9 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("install", pick_install),
 )
 """(the key a stage fills, the stage), in the order they run."""
-PREFIX = ("hardware", "variant", "strategy", TASK)
+PREFIX = ("hardware", "variant", "strategy", TASK, GPUS)
 """The keys of the first stages; the later stages depend on them, not the reverse."""
-LATER = [key for key, _ in STAGES].index(TASK) + 1
+LATER = [key for key, _ in STAGES].index(GPUS) + 1
 """Index in `STAGES` of the first stage after the prefix."""
 
 

@@ -16,7 +16,7 @@ from ..vocabulary import OFF, ON
 from .kv_offload import KV_OFFLOAD
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR
-from .query import node_range
+from .query import GPUS, node_range
 from .reasons import connector_reason, frontend_reason, nodes_reason
 from .resolver import Resolver
 from .stages import LATER, PREFIX, exclusive_conflict
@@ -65,10 +65,11 @@ def _prefix_option(r: Resolver, explicit: Mapping[str, str], selection: Mapping[
     later keys on it. A strategy or a task leaves the hardware stage as it is (and a
     task the strategy), so it is answered by its own rule."""
     wanted = {**explicit, key: value}
-    if key == "strategy" or key == TASK:
+    if (key == "strategy" or key == TASK) and GPUS not in explicit:
         sel = {k: selection[k] for k in PREFIX if k in selection}
         sel[key] = value
-        reason = (r.strategy_reason(sel["hardware"], sel["variant"], value)
+        reason = (r.strategy_reason(sel["hardware"], sel["variant"], value,
+                                    explicit.get(GPUS))
                   if key == "strategy" else r.task_reason(sel, value))
         if reason is not None:
             return reason

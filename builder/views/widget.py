@@ -29,8 +29,10 @@ from typing import Any, TypedDict
 
 from ..commands.build import Builder
 from ..commands.deploy_types import deploy_type
+from ..commands.fit import most_gpus
 from ..commands.offering import recipe_support
 from ..commands.omni_tasks import TASK
+from ..commands.query import GPUS
 from ..commands.selection import canonical_query, choices, parse_query
 from ..errors import SelectionError, dropped_item, dropped_list
 from ..html_text import escape
@@ -161,8 +163,11 @@ def clicks(builder: Builder, result: Result) -> list[list[str]]:
     key that is neither the current one nor unavailable (what the page's worker works out
     ahead of the reader's clicks)."""
     selection, unavailable = result["selection"], result["unavailable"]
+    # A GPU count is a rarer click: the page asks its Python for it when it comes (one
+    # prerendered state per count would double a page's bytes).
     return [[key, value] for key, values in builder.choices.items() for value in values
-            if value != selection.get(key) and value not in unavailable.get(key, {})]
+            if value != selection.get(key) and value not in unavailable.get(key, {})
+            and key != GPUS]
 
 
 _TABINDEX = re.compile(r'tabindex="<(\d+)>"')
@@ -301,8 +306,10 @@ def _hardware_row(catalog: Data, recipe: Data, result: Result,
         if cache is not None:
             cache[("offered",)] = offered
     body = []
+    chosen = result["selection"]["hardware"]
     for brand_id, brand in catalog["brands"].items():
-        pills = []
+        pills: list[str] = []
+        cards: list[str] = []
         for hw_id, hw, support in offered:
             if hw["brand"] != brand_id:
                 continue
@@ -311,8 +318,15 @@ def _hardware_row(catalog: Data, recipe: Data, result: Result,
                 verified = True
                 mark = '<span class="rb-verified" aria-label="verified" title="verified">✓</span>'
             extra = f' <small class="rb-mem">{hw["gpu_count"]}×{hw["memory_gb"]} GB</small>{mark}'
-            pills.append(row.pill("hardware", hw_id, hw["display_name"], extra=extra,
-                                  title=hw["description"]))
+            # Single cards (a `max_gpus` of their own) fold under the nodes, so that a
+            # phone's screen shows the row and the command together.
+            (cards if hw.get("max_gpus") else pills).append(row.pill(
+                "hardware", hw_id, hw["display_name"], extra=extra, title=hw["description"]))
+        if cards:
+            is_open = " open" if catalog["hardware"][chosen].get("max_gpus") and (
+                catalog["hardware"][chosen]["brand"] == brand_id) else ""
+            pills.append(f'<details class="rb-more rb-cards"{is_open}><summary>'
+                         f'{len(cards)} single GPUs</summary>{"".join(cards)}</details>')
         if pills:
             body += [f'<div class="rb-brand" data-brand="{escape(brand_id)}">'
                      f'<span class="rb-brand-label">{escape(brand["display_name"])}</span>',
@@ -453,6 +467,9 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     install = result["selection"]["install"]
     out = ['<div class="rb-output" aria-live="polite">',
            f'<p class="rb-summary">{escape(result["summary"])}</p>']
+    fit = result.get("fit")
+    if fit:  # what fits the GPUs, beside the summary
+        out.append(f'<p class="rb-fit">{escape(fit["line"])}</p>')
     checked = result["install"][install].get("checked_with")
     if checked:  # beside the command: the release whose parser accepted it
         out.append(f'<p class="rb-checked">{escape(checked)}</p>')
@@ -546,6 +563,10 @@ def _rows(catalog: Data, recipe: Data, result: Result, cache: RowCache | None) -
     rows.append(simple("strategy", lambda: [
         (sid, strategies[sid]["display_name"], strategies[sid]["description"].strip())
         for sid in options["strategy"]]))
+    if GPUS in result["selection"]:  # single-node strategies: up to the node's most GPUs
+        most = most_gpus(catalog["hardware"][result["selection"]["hardware"]])
+        rows.append(row(GPUS, (GPUS, "hardware"), lambda: _simple_row(
+            GPUS, result, [(n, n, "") for n in options[GPUS][:most]], cache)))
     deploy = deploy_type(strategies[result["selection"]["strategy"]])
     if deploy.nodes_row:
         rows.append(simple("nodes", lambda: [

@@ -1,0 +1,105 @@
+"""Bytes a model takes on a GPU under vLLM, from its memory facts (`recipes/facts/`): the
+weights, the KV cache per token and per sequence, and what stays whole on every GPU.
+
+    weights        the checkpoint's stated size (`weights_gb` of the variant), else
+                   `parameters` x the bytes per weight of the variant's precision
+                   (`BYTES_PER_WEIGHT`; a mixed checkpoint `a+b` counts as its first part)
+    per GPU        (weights - encoder) / TP + encoder: vLLM shards every layer, embeddings
+                   and LM head included, over tensor parallelism; a vision/audio encoder
+                   (`encoder_parameters`, BF16) is kept whole on every GPU
+    KV per token   full-attention layers x 2 (K and V) x KV heads per GPU x head_dim x
+                   bytes per value; vLLM replicates KV heads when TP exceeds them, so a GPU
+                   holds max(1, KV heads / TP) of them. MLA (`kv_lora_rank`): one latent of
+                   kv_lora_rank + qk_rope_head_dim values per layer, the same on every GPU
+    per sequence   the per-token cost x tokens, plus sliding-window layers for at most
+                   `sliding_window` tokens, plus each linear-attention layer's constant
+                   state (split over TP like its heads)
+    bytes/value    2 (BF16/FP16), halved by an FP8 KV cache (`--kv-cache-dtype fp8*`)
+
+Every function is pure; `facts` is the JSON form of `ModelFacts` (vllm_recipes/schema.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["BYTES_PER_WEIGHT", "ENCODER_BYTES_PER_WEIGHT", "GB", "bytes_per_weight",
+           "full_attention_layers", "kv_bytes_per_token", "sequence_bytes",
+           "weights_bytes", "weights_per_gpu"]
+
+GB = 1e9
+"""Bytes in a GB as datasheets and checkpoints count them."""
+
+BYTES_PER_WEIGHT: dict[str, float] = {
+    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0,
+    "fp8": 1.0, "int8": 1.0, "w8a8": 1.0,
+    # MXFP8: one E8M0 scale byte per 32 values.
+    "mxfp8": 1.0 + 1 / 32,
+    # NVFP4: 4-bit values and one FP8 scale per 16; MXFP4: one E8M0 scale per 32;
+    # FP4 checkpoints carry NVFP4-style scales.
+    "nvfp4": 0.5 + 1 / 16, "fp4": 0.5 + 1 / 16, "mxfp4": 0.5 + 1 / 32,
+    # 4-bit integer formats with a 16-bit scale per group of 128.
+    "int4": 0.5 + 2 / 128, "w4a16": 0.5 + 2 / 128, "w4a8": 0.5 + 2 / 128,
+    "awq": 0.5 + 2 / 128, "gptq": 0.5 + 2 / 128,
+    "int2": 0.25 + 2 / 128,
+}
+"""Bytes per weight of each precision word of the schema (GGUF has no single figure)."""
+ENCODER_BYTES_PER_WEIGHT = 2.0
+"""Vision/audio encoders stay in BF16 in the checkpoints we serve."""
+
+
+def bytes_per_weight(precision: str) -> float | None:
+    """Bytes per weight of a precision (`a+b`: its first part); None when unknown."""
+    return BYTES_PER_WEIGHT.get(precision.split("+")[0])
+
+
+def weights_bytes(facts: Mapping[str, Any], precision: str, variant_id: str = "default"
+                  ) -> float | None:
+    """The whole checkpoint's weights in bytes (see the module docstring); None when the
+    precision has no figure and the facts state no size."""
+    stated = (facts.get("weights_gb") or {}).get(variant_id)
+    if stated is not None:
+        return float(stated) * GB
+    per = bytes_per_weight(precision)
+    return None if per is None else float(facts["parameters"]) * per
+
+
+def weights_per_gpu(facts: Mapping[str, Any], weights: float, tp: int) -> float:
+    """Bytes of `weights` one GPU of a `tp`-way tensor-parallel group holds."""
+    encoder = float(facts.get("encoder_parameters") or 0) * ENCODER_BYTES_PER_WEIGHT
+    encoder = min(encoder, weights)
+    return (weights - encoder) / tp + encoder
+
+
+def full_attention_layers(config: Mapping[str, Any]) -> int:
+    return int(config["num_hidden_layers"] - (config.get("sliding_window_layers") or 0)
+               - (config.get("linear_attention_layers") or 0))
+
+
+def _per_layer_token(config: Mapping[str, Any], tp: int, kv_bytes: float) -> float:
+    """KV bytes of one token in one attention layer, on one GPU of a `tp` group."""
+    if config.get("kv_lora_rank"):
+        return (config["kv_lora_rank"] + config["qk_rope_head_dim"]) * kv_bytes
+    heads = max(1, config["num_key_value_heads"] // tp)
+    return 2 * heads * config["head_dim"] * kv_bytes
+
+
+def kv_bytes_per_token(config: Mapping[str, Any], tp: int = 1, kv_bytes: float = 2.0
+                       ) -> float:
+    """KV-cache bytes one more token of context costs one GPU (full-attention layers; the
+    sliding-window and linear layers cost nothing per token past their window)."""
+    return full_attention_layers(config) * _per_layer_token(config, tp, kv_bytes)
+
+
+def sequence_bytes(config: Mapping[str, Any], tokens: int, tp: int = 1,
+                   kv_bytes: float = 2.0) -> float:
+    """KV cache and states of one sequence of `tokens` tokens on one GPU."""
+    total = kv_bytes_per_token(config, tp, kv_bytes) * tokens
+    window = config.get("sliding_window")
+    if window:
+        total += (config["sliding_window_layers"] * _per_layer_token(config, tp, kv_bytes)
+                  * min(tokens, window))
+    if config.get("linear_attention_layers"):
+        total += config["linear_attention_layers"] * config["linear_state_bytes"] / tp
+    return total

@@ -1,0 +1,213 @@
+"""Issue 33: sized for the GPUs people have. The memory arithmetic of `builder.sizing` from
+the facts files, the fit rule's choices on the issue's examples (through the CLI, as a user
+types them), and the `fit` every rendering carries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from builder import build
+from builder.sizing import Gpu, kv_bytes_per_token, plan, sequence_bytes, weights_bytes
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+
+
+def facts(hf_id: str) -> dict:
+    return builder_recipe(hf_id)["facts"]
+
+
+def flag(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
+# ---------------------------------------------------------------- the arithmetic, by hand
+
+
+def test_kv_per_token_of_full_attention_is_layers_heads_and_head_dim() -> None:
+    config = facts("meta-llama/Llama-3.1-70B-Instruct")["config"]
+    # 80 layers x (K and V) x 8 KV heads x 128 x 2 bytes (BF16)
+    assert kv_bytes_per_token(config) == 80 * 2 * 8 * 128 * 2 == 327_680
+    assert kv_bytes_per_token(config, tp=8) == 80 * 2 * 1 * 128 * 2  # one KV head per GPU
+    assert kv_bytes_per_token(config, tp=16) == 80 * 2 * 1 * 128 * 2  # replicated past 8
+    assert kv_bytes_per_token(config, kv_bytes=1) == 327_680 / 2  # an FP8 KV cache
+
+
+def test_mla_keeps_one_latent_per_layer_on_every_gpu() -> None:
+    config = facts("moonshotai/Kimi-K2-Instruct")["config"]
+    assert kv_bytes_per_token(config) == 61 * (512 + 64) * 2 == 70_272
+    assert kv_bytes_per_token(config, tp=8) == 70_272
+
+
+def test_sliding_window_layers_stop_at_the_window() -> None:
+    config = facts("openai/gpt-oss-20b")["config"]
+    full = 12 * 2 * 8 * 64 * 2  # the 12 full-attention layers
+    assert kv_bytes_per_token(config) == full
+    assert sequence_bytes(config, 100) == full * 100 + 12 * 2 * 8 * 64 * 2 * 100
+    assert sequence_bytes(config, 10_000) == full * 10_000 + 12 * 2 * 8 * 64 * 2 * 128
+
+
+def test_linear_attention_layers_add_a_constant_state_split_over_tp() -> None:
+    config = facts("Qwen/Qwen3-Coder-Next")["config"]
+    per_token = 12 * 2 * 2 * 256 * 2  # 12 gated-attention layers, 2 KV heads of 256
+    assert kv_bytes_per_token(config) == per_token
+    assert sequence_bytes(config, 1000, tp=2) == (12 * 2 * 1 * 256 * 2 * 1000
+                                                  + 36 * 1_097_728 / 2)
+
+
+def test_weights_are_the_stated_size_else_parameters_times_the_precision() -> None:
+    qwen = facts("Qwen/Qwen3-8B")
+    assert weights_bytes(qwen, "bf16") == pytest.approx(16.4e9)  # weights_gb.default
+    llama = facts("meta-llama/Llama-3.1-70B-Instruct")
+    assert weights_bytes(llama, "bf16") == 7.06e10 * 2
+    assert weights_bytes(llama, "fp8", "fp8") == 7.06e10
+    assert weights_bytes(llama, "nvfp4", "x") == 7.06e10 * (0.5 + 1 / 16)
+    assert weights_bytes(llama, "gguf", "x") is None
+
+
+def test_the_fit_rule_picks_the_fewest_gpus_that_hold_weights_and_full_context() -> None:
+    seed = facts("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    weights = weights_bytes(seed, "bf16")
+    assert weights is not None
+    h200 = Gpu("H200", 141, 8)
+    found = plan(seed, weights, h200, 8)
+    assert found is not None and found.tp == 2 and not found.capped
+    # One H200: 72.3 GB of weights + 2 GB leave 52.6 GB of the 126.9 GB, short of the
+    # 137 GB one 512K-token sequence takes (64 x 2 x 8 x 128 x 2 bytes = 256 KiB a token).
+    one = plan(seed, weights, h200, 1)
+    assert one is not None and one.capped and one.full_context_gpus == 2
+    assert one.max_model_len * 262_144 <= 141e9 * 0.9 - weights - 2e9
+    assert (one.max_model_len + 1024) * 262_144 > 141e9 * 0.9 - weights - 2e9
+
+
+# ---------------------------------------------------------------- the issue's examples
+
+
+def test_qwen3_8b_on_one_l40s_is_a_1_gpu_command_with_its_fit() -> None:
+    out = cli("Qwen/Qwen3-8B", "hardware=l40s")
+    assert out.returncode == 0, out.stderr
+    assert "--tensor-parallel-size 1" in out.stdout
+    assert "--max-model-len" not in out.stdout
+    assert "weights 16.4 GB per GPU · KV cache room 24.8 GB" in out.stderr
+
+
+def test_qwen3_8b_on_an_rtx_4090_caps_the_context_and_says_why() -> None:
+    out = cli("Qwen/Qwen3-8B", "hardware=rtx_4090", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    argv = result["commands"][0]["argv"]
+    # 24 GB x 0.9 - 16.4 GB - 2 GB = 3.2 GB; / 147,456 bytes a token = 21,701 tokens
+    assert flag(argv, "--max-model-len") == "21504"
+    assert "context capped at 21,504 of 40,960 to fit 1× RTX 4090; 2 GPUs give the full " \
+           "context" in result["fit"]["line"]
+
+
+def test_h100_gpus_2_uses_both() -> None:
+    out = cli("Qwen/Qwen3-8B", "hardware=h100", "gpus=2", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    argv = result["commands"][0]["argv"]
+    tp, dp = int(flag(argv, "--tensor-parallel-size") or 1), int(
+        flag(argv, "--data-parallel-size") or 1)
+    assert tp * dp == 2
+    assert result["selection"]["gpus"] == 2 and result["summary"].startswith("2× H100")
+
+
+def test_llama_70b_on_an_l4_exits_2_with_the_numbers_and_the_smallest_count() -> None:
+    out = cli("meta-llama/Llama-3.1-70B-Instruct", "hardware=l4")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1
+    assert "141.2 GB" in out.stderr and "21.6 GB (24 GB x 0.9)" in out.stderr
+    assert "gpus=8" in out.stderr and "variant=fp8" in out.stderr
+
+
+@pytest.mark.parametrize("hf_id", ["Qwen/Qwen3-Coder-Next",
+                                   "ByteDance-Seed/Seed-OSS-36B-Instruct"])
+def test_recipes_without_a_tp_use_two_h200s(hf_id: str) -> None:
+    result = build(builder_catalog(), builder_recipe(hf_id), {"hardware": "h200"})
+    argv = result["commands"][0]["argv"]
+    assert flag(argv, "--tensor-parallel-size") == "2"
+    assert "--max-model-len" not in argv and "--data-parallel-size" not in argv
+    assert result["selection"]["gpus"] == "2"
+
+
+@pytest.mark.parametrize("value", ["0", "999", "abc"])
+def test_a_bad_gpu_count_is_one_line_and_exit_2(value: str) -> None:
+    out = cli("Qwen/Qwen3-8B", f"gpus={value}")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"gpus: unknown value '{value}'")
+    assert out.stderr.count("\n") == 1
+
+
+def test_more_gpus_than_the_node_holds_is_refused() -> None:
+    out = cli("Qwen/Qwen3-8B", "hardware=rtx_4090", "gpus=4")
+    assert out.returncode == 2
+    assert out.stderr == "gpus: one RTX 4090 node holds at most 2 GPUs\n"
+
+
+def test_nvfp4_on_an_a100_is_refused_with_the_reason() -> None:
+    out = cli("deepseek-ai/DeepSeek-V4-Flash", "variant=nvfp4", "hardware=a100_40gb")
+    assert out.returncode == 2
+    assert "runs on Blackwell only" in out.stderr
+
+
+def test_a_recipe_without_facts_says_so_and_has_no_fit() -> None:
+    out = cli("Qwen/Qwen3-4B", "--explain")
+    assert out.returncode == 0
+    assert "# no fit estimate" in out.stdout
+    result = json.loads(cli("Qwen/Qwen3-4B", "--json").stdout)
+    assert result["fit"] is None
+
+
+def test_every_rendering_of_a_model_with_facts_has_fit() -> None:
+    result = json.loads(cli("Qwen/Qwen3-8B", "hardware=l40s", "--json").stdout)
+    fit = result["fit"]
+    assert fit["weights_per_gpu_gb"] == 16.4 and fit["max_model_len"] == 40960
+    assert fit["facts_file"] == "recipes/facts/Qwen/Qwen3-8B.yaml"
+    assert fit["facts"]["config"]["num_hidden_layers"] == 36
+    explain = cli("Qwen/Qwen3-8B", "hardware=l40s", "--explain").stdout
+    assert "KV per token: 36 full-attention layers x 2 x 8 KV heads per GPU x 128 x 2 bytes " \
+           "= 147,456 bytes per GPU" in explain
+
+
+def test_llama_405b_offers_only_the_nodes_that_help() -> None:
+    """16 H100 nodes (TP 128) was offered; 2 hold the weights and the full context, and
+    tensor parallelism over more than twice that only adds communication."""
+    result = build(builder_catalog(), builder_recipe("meta-llama/Llama-3.1-405B-Instruct"),
+                   {"hardware": "h100", "strategy": "multi_node_tp"})
+    assert result["selection"]["nodes"] == "2"
+    assert "4" not in result["unavailable"].get("nodes", {})
+    for nodes in ("8", "16"):
+        assert result["unavailable"]["nodes"][nodes] == (
+            "2 nodes already hold BF16 with its full context; past 4, more do not help "
+            "Multi-Node Tensor Parallel (a data-parallel strategy adds replicas)")
+
+
+def test_a_dense_model_is_told_why_expert_strategies_are_out() -> None:
+    result = build(builder_catalog(), builder_recipe("Qwen/Qwen3-8B"), {})
+    assert result["unavailable"]["strategy"]["single_node_tep"] == (
+        "a dense model has no experts to shard: Tensor + Expert Parallel is for MoE models")
+
+
+def test_check_refuses_a_recipe_tp_that_cannot_fit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A hand-set `tp` of 1 H100 for Qwen3-Coder-Next's 80 GB of FP8 weights: `check` says
+    why, with the arithmetic."""
+    import shutil
+
+    tree = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", tree)
+    path = tree / "models/Qwen/Qwen3-Coder-Next.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "    tp: {h100: 2}\n" in text
+    path.write_text(text.replace("    tp: {h100: 2}\n", "    tp: {h100: 1}\n"), encoding="utf-8")
+    out = cli("check", str(tree))
+    assert out.returncode != 0
+    assert ("variants.fp8.tp.h100: 1× H100: by the fit rule, FP8 does not fit 1× H100: its "
+            "weights take 80.0 GB") in out.stdout + out.stderr
