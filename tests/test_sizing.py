@@ -46,6 +46,16 @@ def test_mla_keeps_one_latent_per_layer_on_every_gpu() -> None:
     assert kv_bytes_per_token(config, tp=8) == 70_272
 
 
+def test_sparse_attention_adds_the_indexer_key_to_the_latent() -> None:
+    # GLM-5 (config.json): 78 MLA layers of 512 + 64 values, and a 128-wide FP8 indexer key
+    # with one 4-byte scale: 78 x (576 x 2 + 132) = 100,152 bytes a token in BF16, on any TP.
+    config = {"num_hidden_layers": 78, "num_attention_heads": 64, "num_key_value_heads": 64,
+              "head_dim": 96, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+              "index_head_dim": 128}
+    assert kv_bytes_per_token(config, 1) == kv_bytes_per_token(config, 8) == 100_152
+    assert kv_bytes_per_token(config, 8, 1.0) == 78 * (576 + 132)  # FP8 KV: the latent halves
+
+
 def test_sliding_window_layers_stop_at_the_window() -> None:
     config = facts("openai/gpt-oss-20b")["config"]
     full = 12 * 2 * 8 * 64 * 2  # the 12 full-attention layers
@@ -101,7 +111,7 @@ def test_qwen3_8b_on_one_l40s_is_a_1_gpu_command_with_its_fit() -> None:
 def test_qwen3_8b_on_an_rtx_4090_caps_the_context_and_says_why() -> None:
     out = cli("Qwen/Qwen3-8B", "hardware=rtx_4090", "--json")
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+    result = json.loads(out.stdout)["recommended_command"]
     argv = result["commands"][0]["argv"]
     # 24 GB x 0.9 - 16.4 GB - 2 GB = 3.2 GB; / 147,456 bytes a token = 21,701 tokens
     assert flag(argv, "--max-model-len") == "21504"
@@ -112,7 +122,7 @@ def test_qwen3_8b_on_an_rtx_4090_caps_the_context_and_says_why() -> None:
 def test_h100_gpus_2_uses_both() -> None:
     out = cli("Qwen/Qwen3-8B", "hardware=h100", "gpus=2", "--json")
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+    result = json.loads(out.stdout)["recommended_command"]
     argv = result["commands"][0]["argv"]
     tp, dp = int(flag(argv, "--tensor-parallel-size") or 1), int(
         flag(argv, "--data-parallel-size") or 1)
@@ -159,16 +169,18 @@ def test_nvfp4_on_an_a100_is_refused_with_the_reason() -> None:
 
 
 def test_a_recipe_without_facts_says_so_and_has_no_fit() -> None:
-    out = cli("Qwen/Qwen3-4B", "--explain")
+    # Qwen3.5-0.8B: no config.json could be sourced (recipes/facts/MISSING-a.md)
+    assert not (ROOT / "recipes" / "facts" / "Qwen" / "Qwen3.5-0.8B.yaml").exists()
+    out = cli("Qwen/Qwen3.5-0.8B", "--explain")
     assert out.returncode == 0
     assert "# no fit estimate" in out.stdout
-    result = json.loads(cli("Qwen/Qwen3-4B", "--json").stdout)
+    result = json.loads(cli("Qwen/Qwen3.5-0.8B", "--json").stdout)["recommended_command"]
     assert result["fit"] is None
 
 
 def test_every_rendering_of_a_model_with_facts_has_fit() -> None:
     result = json.loads(cli("Qwen/Qwen3-8B", "hardware=l40s", "--json").stdout)
-    fit = result["fit"]
+    fit = result["recommended_command"]["fit"]
     assert fit["weights_per_gpu_gb"] == 16.4 and fit["max_model_len"] == 40960
     assert fit["facts_file"] == "recipes/facts/Qwen/Qwen3-8B.yaml"
     assert fit["facts"]["config"]["num_hidden_layers"] == 36

@@ -1040,6 +1040,9 @@ class FactsConfig(Strict):
     """MLA models: the rank of the latent KV cache."""
     qk_rope_head_dim: Annotated[int, Field(ge=0)] | None = None
     """MLA models: the rotary part kept beside the latent."""
+    index_head_dim: Annotated[int, Field(ge=1)] | None = None
+    """DeepSeek sparse attention (DeepSeek V3.2, GLM-5): the indexer's key width; vLLM keeps
+    an FP8 key of it, with a 4-byte scale per 128 values, per token per layer."""
     num_experts: Annotated[int, Field(ge=1)] | None = None
     """MoE models: routed experts per MoE layer."""
     sliding_window: Annotated[int, Field(ge=1)] | None = None

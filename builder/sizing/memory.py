@@ -10,7 +10,8 @@ weights, the KV cache per token and per sequence, and what stays whole on every 
     KV per token   full-attention layers x 2 (K and V) x KV heads per GPU x head_dim x
                    bytes per value; vLLM replicates KV heads when TP exceeds them, so a GPU
                    holds max(1, KV heads / TP) of them. MLA (`kv_lora_rank`): one latent of
-                   kv_lora_rank + qk_rope_head_dim values per layer, the same on every GPU
+                   kv_lora_rank + qk_rope_head_dim values per layer, the same on every GPU,
+                   plus a DeepSeek-sparse-attention model's indexer key (`indexer_bytes`)
     per sequence   the per-token cost x tokens, plus sliding-window layers for at most
                    `sliding_window` tokens, plus each linear-attention layer's constant
                    state (split over TP like its heads)
@@ -25,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["BYTES_PER_WEIGHT", "ENCODER_BYTES_PER_WEIGHT", "GB", "bytes_per_weight",
-           "full_attention_layers", "kv_bytes_per_token", "sequence_bytes",
+           "full_attention_layers", "indexer_bytes", "kv_bytes_per_token", "sequence_bytes",
            "weights_bytes", "weights_per_gpu"]
 
 GB = 1e9
@@ -77,10 +78,19 @@ def full_attention_layers(config: Mapping[str, Any]) -> int:
                - (config.get("linear_attention_layers") or 0))
 
 
+def indexer_bytes(config: Mapping[str, Any]) -> int:
+    """Bytes of one token's indexer key in one layer of a DeepSeek-sparse-attention model:
+    `index_head_dim` FP8 values and a 4-byte scale per 128 of them, whatever the KV cache's
+    dtype, on every GPU (vLLM's DeepseekV32IndexerCache); 0 for other models."""
+    width = int(config.get("index_head_dim") or 0)
+    return width + 4 * -(-width // 128)
+
+
 def _per_layer_token(config: Mapping[str, Any], tp: int, kv_bytes: float) -> float:
     """KV bytes of one token in one attention layer, on one GPU of a `tp` group."""
     if config.get("kv_lora_rank"):
-        return (config["kv_lora_rank"] + config["qk_rope_head_dim"]) * kv_bytes
+        return ((config["kv_lora_rank"] + config["qk_rope_head_dim"]) * kv_bytes
+                + indexer_bytes(config))
     heads = max(1, config["num_key_value_heads"] // tp)
     return 2 * heads * config["head_dim"] * kv_bytes
 

@@ -4,7 +4,8 @@ AIConfigurator's own per-GPU memory figures for the cells the fit test asks abou
 stdin: a JSON list of cells, each {"model": <an id of aiconfigurator_core's model_configs>,
 "system": <its system name, e.g. h200_sxm>, "tp": <tensor-parallel size>, "kv": "bfloat16" |
 "fp8", "moe": true|false}. stdout: the same list, each cell with "weights_bytes" (weights per
-GPU) and "kv_bytes_per_token" (KV cache per token per GPU), or "error".
+GPU), "kv_bytes_per_token" (KV cache per token per GPU) and "checkpoint" (the weights' format
+its config copy gives), or "error".
 `--models` prints the model ids AIConfigurator ships configs for, one per line.
 
 Its vLLM memory model is `aiconfigurator_core.sdk.memory.estimate_kv_cache` (the path of
@@ -31,6 +32,31 @@ def models() -> list[str]:
     folder = Path(aiconfigurator_core.__file__).parent / "model_configs"
     names = sorted(p.name[: -len("_config.json")] for p in folder.glob("*_config.json"))
     return [name.replace("--", "/", 1) for name in names]
+
+
+def checkpoint_precision(model: str) -> str | None:
+    """The weights' format AIConfigurator's copy of the config says the checkpoint has
+    (`bf16`, `fp8`, `nvfp4`, `mxfp4`), None when it is mixed or not said."""
+    import aiconfigurator_core
+
+    folder = Path(aiconfigurator_core.__file__).parent / "model_configs"
+    stem = model.replace("/", "--", 1)
+    config = json.loads((folder / f"{stem}_config.json").read_text(encoding="utf-8"))
+    quant = config.get("quantization_config") or {}
+    extra = folder / f"{stem}_hf_quant_config.json"
+    algo = (json.loads(extra.read_text(encoding="utf-8")).get("quantization", {})
+            .get("quant_algo") if extra.is_file() else None) or quant.get("quant_algo")
+    method = quant.get("quant_method")
+    if algo == "MIXED_PRECISION":
+        return None
+    if algo in ("FP8", "NVFP4"):
+        return algo.lower()
+    if method in ("fp8", "mxfp4"):
+        return str(method)
+    if not quant and not algo:
+        dtype = config.get("torch_dtype") or config.get("dtype")
+        return "bf16" if dtype in ("bfloat16", None) else None
+    return None
 
 
 def figures(cell: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +87,7 @@ def figures(cell: dict[str, Any]) -> dict[str, Any]:
         return {**cell, "error": f"{type(error).__name__}: {error}"[:300]}
     return {
         **cell,
+        "checkpoint": checkpoint_precision(cell["model"]),
         "weights_bytes": int(result["memory_breakdown"]["weights_bytes"]),
         "kv_bytes_per_token": int(result["kv_size_per_token_bytes"]),
     }
