@@ -223,3 +223,18 @@ def test_check_refuses_a_recipe_tp_that_cannot_fit(tmp_path) -> None:  # type: i
     assert out.returncode != 0
     assert ("variants.fp8.tp.h100: 1× H100: by the fit rule, FP8 does not fit 1× H100: its "
             "weights take 80.0 GB") in out.stdout + out.stderr
+
+
+def test_every_recipe_has_facts_or_a_line_saying_why_not() -> None:
+    """recipes/facts/: a facts file, or one line in MISSING.md with the reason, per recipe."""
+    facts_dir = ROOT / "recipes" / "facts"
+    with_facts = {str(p.relative_to(facts_dir).with_suffix("")) for p in facts_dir.rglob("*.yaml")}
+    lines = [line[2:] for line in (facts_dir / "MISSING.md").read_text(encoding="utf-8")
+             .splitlines() if line.startswith("- ")]
+    missing = [line.split(":", 1)[0] for line in lines]
+    assert all(":" in line and line.split(":", 1)[1].strip() for line in lines)
+    assert len(missing) == len(set(missing))
+    recipes = {str(p.relative_to(ROOT / "recipes" / "models").with_suffix(""))
+               for p in (ROOT / "recipes" / "models").rglob("*.yaml")}
+    assert with_facts | set(missing) == recipes
+    assert not with_facts & set(missing)
