@@ -169,7 +169,7 @@ def test_nvfp4_on_an_a100_is_refused_with_the_reason() -> None:
 
 
 def test_a_recipe_without_facts_says_so_and_has_no_fit() -> None:
-    # Qwen3.5-0.8B: no config.json could be sourced (recipes/facts/MISSING-a.md)
+    # Qwen3.5-0.8B: no config.json could be sourced (recipes/facts/MISSING.md)
     assert not (ROOT / "recipes" / "facts" / "Qwen" / "Qwen3.5-0.8B.yaml").exists()
     out = cli("Qwen/Qwen3.5-0.8B", "--explain")
     assert out.returncode == 0
