@@ -302,10 +302,16 @@ def size_override(ctx: Context) -> tuple[int, Origin] | None:
     """The parallel size the recipe sets for `ctx` (the last override that applies, see
     `size_applies`), with where it is set; None when it sets none."""
     found = None
+    # Host memory (Engram tables, offloaded experts) a wider layer keeps out of the GPUs is
+    # kept out for a narrower layer's size too: the most specific layer that says it wins.
+    host_gb = 0
+    for ov in ctx.overrides():
+        if ov.data.get("host_memory_gb") is not None:
+            host_gb = ov.data["host_memory_gb"]
     for ov in ctx.overrides():
         if ov.data.get("parallel_size") is not None and size_applies(
                 ov.data["parallel_size"], ov.key, ctx.hw_id, ctx.hw,
-                ctx.variant["vram_minimum_gb"], ov.data.get("host_memory_gb") or 0):
+                ctx.variant["vram_minimum_gb"], host_gb):
             path = ov.path if ov.path.split(".")[-2] == "tp" else f"{ov.path}.parallel_size"
             found = (int(ov.data["parallel_size"]), ctx.origin(path, f"override: {ov.key}"))
     return found
