@@ -163,7 +163,7 @@ def test_more_gpus_than_the_node_holds_is_refused() -> None:
 
 
 def test_nvfp4_on_an_a100_is_refused_with_the_reason() -> None:
-    out = cli("deepseek-ai/DeepSeek-V4-Flash", "variant=nvfp4", "hardware=a100_40gb")
+    out = cli("meta-llama/Llama-3.3-70B-Instruct", "variant=nvfp4", "hardware=a100_40gb")
     assert out.returncode == 2
     assert "runs on Blackwell only" in out.stderr
 

@@ -224,5 +224,13 @@ def fit_json(found: Plan | None, recipe: Data, variant_id: str, hw: Data, args: 
         "line": fit_line(found, hw),
         "arithmetic": fit_arithmetic(found, recipe, variant_id, hw, args),
         "facts_file": f"recipes/facts/{recipe['model']['model_id']}.yaml",
-        "facts": facts,
+        "facts": _stated(facts),
     }
+
+
+def _stated(value: Any) -> Any:
+    """`value` without the keys a facts file leaves unset (None, {}), however it was read: the
+    JSON the site publishes omits them, a model dump of the schema holds them as None."""
+    if isinstance(value, dict):
+        return {k: _stated(v) for k, v in value.items() if v is not None and v != {}}
+    return value
