@@ -282,7 +282,9 @@ def listed_differences() -> dict[Key, dict[str, Any]]:
     return index_differences(listed()["differences"])
 
 
-SITE_WIDE_SCOPES = ("every command", "every multi-node command", "wherever these two values differ")
+SITE_WIDE_SCOPES = ("every command", "every multi-node command", "wherever these two values differ",
+                    "wherever the fit rule sizes the command")
+FIT_RULE = "builder/commands/fit.py"
 
 
 def _public_value(command: dict[str, Any], option: str) -> Any:
@@ -301,6 +303,9 @@ def site_wide() -> dict[Key, dict[str, Any]]:
     out: dict[Key, dict[str, Any]] = {}
     for entry in listed()["site_wide"]:
         assert entry["scope"] in SITE_WIDE_SCOPES, entry
+        if entry["scope"] == "wherever the fit rule sizes the command":
+            out |= _sized_by_the_fit_rule(entry)
+            continue
         if entry["scope"] == "wherever these two values differ":
             # A value the site decides for every recipe that uses it (the pinned default image,
             # the pip form's path of a fetched vLLM file): listed where exactly these differ.
@@ -319,6 +324,29 @@ def site_wide() -> dict[Key, dict[str, Any]]:
                 if _public_value(theirs, entry["option"]) == entry["ours"]:
                     continue  # the public sets the same thing there: no difference
                 out[(model, query, role, entry["option"])] = entry
+    return out
+
+
+def _sized_by_the_fit_rule(entry: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+    """Keys where our value of one of the entry's `options` is the fit rule's (the command's
+    source for the flag is `FIT_RULE`), and, for the selection keys it names (the strategy
+    and node count the public picks for a GPU count ours sizes by memory), wherever a recipe
+    with memory facts differs on them."""
+    out: dict[Key, dict[str, Any]] = {}
+    for (model, query), comparison in comparisons().items():
+        ours = {role: command for role, command, _ in comparison.compared}
+        for key in comparison.differences:
+            option = key[3]
+            if option not in entry["options"]:
+                continue
+            if option.startswith("selection."):
+                if catalog().recipes[model].facts is not None:
+                    out[key] = entry
+                continue
+            command = ours.get(key[2])
+            sources = command["sources"]["args"] if command else []
+            if any(s["option"][0] == option and s["file"] == FIT_RULE for s in sources):
+                out[key] = entry
     return out
 
 
@@ -410,13 +438,17 @@ def assert_listed(actual: dict[Key, tuple[Any, Any]], expected: dict[Key, dict[s
     gone = sorted(set(expected) - set(actual))
     assert not gone, f"listed in differences.yaml but no longer different: {gone}"
     for key, entry in expected.items():
-        assert actual[key] == (entry["ours"], entry["theirs"]), key
+        if "ours" in entry:  # the fit rule's entry holds for whatever sizes it picks
+            assert actual[key] == (entry["ours"], entry["theirs"]), key
 
 
 def test_site_wide_differences_come_from_where_they_say() -> None:
     assert listed()["site_wide"]
     for entry in listed()["site_wide"]:
         assert entry["why"].strip() and (ROOT / entry["decided_in"]).is_file(), entry
+        if entry["scope"] == "wherever the fit rule sizes the command":
+            assert entry["decided_in"] == FIT_RULE, entry  # and each flag's source says so
+            continue
         if not entry["option"].startswith("env "):
             # An image or a path: the deciding module names the value it makes.
             decided = (ROOT / entry["decided_in"]).read_text(encoding="utf-8")
