@@ -232,7 +232,7 @@ HOSTILE_TOOLS = [
     ("nvidia-smi", b"\xff\xfe\n", {}, "vllm-recipes: --detect: found 1\u00d7 \ufffd\ufffd"),
     ("nvidia-smi", b"NVIDIA H200\x1b[31m\x1b]0;pwned\x07, 1 MiB\n", {},
      "vllm-recipes: --detect: found 1\u00d7 NVIDIA H200\\x1b[31m\\x1b]0;pwned\\x07, 1 MiB "
-     "(nvidia-smi): hardware=h200 (the catalogue's H200 is a node of 8 GPUs"),
+     "(nvidia-smi): hardware=h200 gpus=1\n"),
     ("amd-smi", b'[{"asic": "x"}]', {}, "vllm-recipes: --detect: found 1\u00d7  (amd-smi)"),
     ("amd-smi", b'[{"asic": {"market_name": "AMD Instinct MI300X"}, "vram": [1]}]', {},
      "vllm-recipes: --detect: found 1\u00d7 AMD Instinct MI300X (amd-smi): hardware=mi300x"),

@@ -183,7 +183,8 @@ def test_page_has_a_nodes_row_and_one_group_per_role() -> None:
     assert 'data-key="nodes" data-value="1"' not in html  # too few for the model: not offered
     # The command groups' Copy buttons (the file sections under them have their own).
     files = html.count('class="rb-copy" data-copy="file-')
-    assert html.count('class="rb-copy"') - files == 3
+    examples = html.count('aria-label="Copy: Try it:') + html.count('aria-label="Copy: Python:')
+    assert html.count('class="rb-copy"') - files - examples == 3
     assert '<div class="rb-role" role="tabpanel" data-role="head" data-count="1">' in html
     assert '<div class="rb-role" role="tabpanel" data-role="worker" data-count="2">' in html
     # The tabs count commands (3 nodes: 1 head, 2 workers), not the HTML pieces of a group.

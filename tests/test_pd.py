@@ -192,7 +192,9 @@ def test_page_shows_a_connector_row_and_role_groups() -> None:
     assert 'data-key="pd_connector" data-value="mooncake"' in html
     for role in ("prefill", "decode", "router"):
         assert f'data-role-tab="{role}"' in html
-    assert html.count('class="rb-copy"') == 3
+    # One Copy per command (the request example under them has its own two: curl, Python).
+    assert html.count('class="rb-copy"') - html.count('aria-label="Copy: Try it:') - html.count(
+        'aria-label="Copy: Python:') == 3
 
 
 def test_a_connector_without_prefill_decode_is_refused_on_cli_and_page() -> None:

@@ -63,6 +63,8 @@ TASK_WORDS: dict[str, tuple[str, ...]] = {
     "reasoning": ("reasoning", "thinking"),
     "tools": ("tools", "tool", "function", "agent"),
     "omni": ("omni", "generation"),
+    "rerank": ("rerank", "reranker", "reranking", "score", "scoring"),
+    "completion": ("completion", "completions", "base"),
     # vLLM-Omni task kinds (builder.vocabulary.OMNI_KINDS)
     "t2i": ("image", "t2i", "text-to-image", "diffusion"),
     "i2i": ("image", "i2i", "edit", "editing"),
