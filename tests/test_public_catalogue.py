@@ -333,7 +333,7 @@ def _sized_by_the_fit_rule(entry: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     and node count the public picks for a GPU count ours sizes by memory), wherever a recipe
     with memory facts differs on them."""
     out: dict[Key, dict[str, Any]] = {}
-    for (model, query), comparison in comparisons().items():
+    for (model, _query), comparison in comparisons().items():
         ours = {role: command for role, command, _ in comparison.compared}
         for key in comparison.differences:
             option = key[3]
