@@ -54,8 +54,10 @@ MATRIX_RECIPES = (V4, "Qwen/Qwen-Image", "Qwen/Qwen3-8B", "BAAI/bge-m3")
 multi-node, prefill/decode and KV-store layouts, variants with their own model ids, a
 vLLM-Omni task model, a small chat model and an embedding model."""
 COMPACT_ONLY_LEAVES = {"recommended_command.strategy_spec", "recommended_command.hardware_profile",
-                       "recommended_command.by_hardware", "recommended_command.commands"}
-"""What a per-selection file leaves out that the recipe's document (and the CLI) has."""
+                       "recommended_command.by_hardware", "recommended_command.commands",
+                       "recommended_command.fit.facts"}
+"""What a per-selection file leaves out that the recipe's document (and the CLI) has (the
+fit's facts: a per-selection file names their file, `fit.facts_file`)."""
 NOT_API = {"schema.json", "serve.json"}
 """JSON files of the site that are not API documents: the recipe files' JSON Schema (a
 schema, as those under /api/v1/schema/ are) and `npx serve`'s configuration."""
@@ -273,8 +275,11 @@ def site_json(site: BuiltSite) -> list[Path]:
 
 
 def links(value: Any) -> Iterator[str]:
+    """The site links in a document (not `example_requests`: its `url` is the server's)."""
     if isinstance(value, dict):
         for key, item in value.items():
+            if key == "example_requests":
+                continue
             if key in LINKS and isinstance(item, str):
                 yield item
             elif key in LINK_MAPS and isinstance(item, dict):

@@ -321,3 +321,16 @@ def test_json_values_survive_as_objects() -> None:
     options = engine_options(parse_command(serve["shell"])["args"])
     assert options["--speculative-config"][1] == json.loads(
         serve["argv"][serve["argv"].index("--speculative-config") + 1])
+
+
+def test_a_variable_passed_through_by_name_sets_nothing() -> None:
+    """The page's Docker form passes HF_TOKEN through (`-e HF_TOKEN`, issue 32): pasted back,
+    it is no difference from the recipe; a value given in the command still is."""
+    base = "vllm serve Qwen/Qwen3-8B --max-model-len 8192"
+    docker = ("docker run --gpus all --ipc=host -e HF_TOKEN vllm/vllm-openai:v0.33.0 "
+              "Qwen/Qwen3-8B --max-model-len 8192")
+    assert not [e for e in diff_commands(parse_command(base), parse_command(docker))["env"]
+                if e["ours"] != e["theirs"]]
+    named = docker.replace("-e HF_TOKEN", "-e HF_TOKEN=hf_x")
+    assert [e["key"] for e in diff_commands(parse_command(base), parse_command(named))["env"]
+            ] == ["HF_TOKEN"]

@@ -555,10 +555,14 @@ def diff_commands(recipe: ParsedCommand, command: ParsedCommand) -> CommandDiff:
     theirs = engine_options(command["args"])
     flags = [_flag_entry(k, ours[k], theirs.get(k)) for k in ours]
     flags += [_flag_entry(k, None, theirs[k]) for k in theirs if k not in ours]
+    # A variable passed through by name (`docker run -e HF_TOKEN`: the host's own value,
+    # which the page's Docker form does for the token) sets nothing to compare.
+    passed = {n for n, v in command["env"].items() if v == f"${n}" and n not in recipe["env"]}
     env = [
         _entry(name, name, "deployment" if DEPLOYMENT_ENV.match(name) else "engine",
                recipe["env"].get(name), command["env"].get(name))
-        for name in [*recipe["env"], *(n for n in command["env"] if n not in recipe["env"])]
+        for name in [*recipe["env"], *(n for n in command["env"]
+                                       if n not in recipe["env"] and n not in passed)]
     ]
     model = _entry("model", "model", "engine", recipe["model"], command["model"])
     image = None

@@ -56,6 +56,10 @@ class Walk:
         state = {p["value"]: p for p in pills(self.page, key)}
         if value not in state:
             return False
+        # A pill in a folded group (the single GPUs under the brand's nodes) is reached as a
+        # person reaches it: the fold opened first.
+        pill(self.page, key, value).evaluate(
+            "el => { const fold = el.closest('details'); if (fold) fold.open = true; }")
         if state[value]["reason"] is not None:
             shown = painted(self.page)
             pressed = [(p["value"], p["pressed"]) for p in pills(self.page, key)]
