@@ -343,7 +343,8 @@ def test_every_json_rendering_carries_the_examples() -> None:
     out = subprocess.run([sys.executable, "-m", "vllm_recipes", "openai/whisper-large-v3-turbo",
                           "hardware=h100", "--json"], capture_output=True, text=True, check=True,
                          timeout=120)
-    assert json.loads(out.stdout)["recommended_command"]["example_requests"] == result["example_requests"]
+    cli = json.loads(out.stdout)["recommended_command"]
+    assert cli["example_requests"] == result["example_requests"]
     static = recommended_command(catalog, recipe, result, query={"hardware": "h100"},
                                  alternatives={}, by_hardware={}, page="", full=False)
     assert static["example_requests"] == result["example_requests"]
