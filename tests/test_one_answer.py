@@ -20,7 +20,7 @@ import pytest
 from builder.commands.build import Builder
 from builder.views.widget import page_state
 from tests.htmltree import Node, parse
-from tests.recipes_data import active_recipes, builder_catalog, builder_recipe, catalog
+from tests.recipes_data import ROOT, active_recipes, builder_catalog, builder_recipe, catalog
 from tests.sitebuild import BuiltSite
 from vllm_recipes.cli import main as cli_main
 
@@ -195,8 +195,9 @@ def test_sitemap_lists_each_url_once_dated_by_its_recipes_last_commit(
              for entry in entries}
     for hf_id in sorted(catalog().recipes)[::40]:  # a spread of recipes, asked of git itself
         path = catalog().paths[hf_id]
-        newest = subprocess.run(
-            ["git", "log", "-1", "--format=%cs", "--", str(path), str(path.with_suffix(".md"))],
+        sources = [str(path), str(path.with_suffix(".md")),
+                   str(ROOT / "recipes" / "facts" / f"{hf_id}.yaml")]
+        newest = subprocess.run(["git", "log", "-1", "--format=%cs", "--", *sources],
             cwd=path.parent, capture_output=True, text=True, check=True).stdout.strip()
         assert dated[f"http://127.0.0.1:8000/{hf_id}/"] == newest, hf_id
         assert dated[f"http://127.0.0.1:8000/{hf_id}.md"] == newest, hf_id

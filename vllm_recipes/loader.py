@@ -26,7 +26,7 @@ from .validated import publish, validate
 from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
 
 __all__ = ["Catalog", "UnknownModel", "load_catalog", "load_catalog_with_problems", "load_for",
-           "publish"]
+           "publish", "recipe_sources"]
 
 STRATEGY_ORDER = (
     "single_node_tp", "single_node_tep", "single_node_dep", "single_node_dpa_tp",
@@ -181,6 +181,12 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
         recipe = recipe.model_copy(update={"facts": facts})
     problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
     return recipe, guide.text, source
+
+
+def recipe_sources(recipe_path: Path) -> tuple[Path, ...]:
+    """The files a recipe's answers come from: its YAML, its guide, its memory facts."""
+    return (recipe_path, recipe_path.with_suffix(".md"),
+            facts_path(recipe_path.parent.parent.parent, recipe_path))
 
 
 def facts_path(root: Path, recipe_path: Path) -> Path:

@@ -33,6 +33,7 @@ from builder.commands.summary import parallel_sizes
 from builder.types import Result
 from vllm_recipes.api_contract import relative
 from vllm_recipes.history import Change
+from vllm_recipes.loader import recipe_sources
 
 from .renderings import RecipeRenderings, Rendering
 
@@ -270,13 +271,13 @@ class FeedEntry:
 
 def feed_entries(changes: list[Change], paths: dict[str, Path], titles: dict[str, str],
                  dates: dict[str, str], size: int = FEED_SIZE) -> list[FeedEntry]:
-    """The newest `size` changes to recipes: one entry per commit and recipe (its YAML or
-    guide), newest first (ties by commit and id). Without history (`changes` empty): one per
-    recipe, dated by its `date_updated` (`dates`)."""
+    """The newest `size` changes to recipes: one entry per commit and recipe (its YAML, guide
+    or memory facts), newest first (ties by commit and id). Without history (`changes`
+    empty): one per recipe, dated by its `date_updated` (`dates`)."""
     owner = {}
     for hf_id, path in paths.items():
-        owner[path.resolve()] = hf_id
-        owner[path.with_suffix(".md").resolve()] = hf_id
+        for source in recipe_sources(path):
+            owner[source.resolve()] = hf_id
     entries: dict[tuple[str, str], FeedEntry] = {}
     for change in changes:
         hf_id = owner.get(change.path.resolve())

@@ -37,7 +37,7 @@ from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
 from vllm_recipes.history import changes, last_changed
-from vllm_recipes.loader import Catalog, load_catalog
+from vllm_recipes.loader import Catalog, load_catalog, recipe_sources
 
 from . import api, deployments, indexes, machine
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
@@ -597,7 +597,7 @@ def sitemap_dates(catalog: Catalog, pages: dict[str, GeneratedPage],
         if hf_id not in catalog.recipes:
             continue
         source = catalog.paths[hf_id]
-        date = max((changed[p] for p in (source, source.with_suffix(".md")) if p in changed),
+        date = max((changed[p] for p in recipe_sources(source) if p in changed),
                    default=str(catalog.recipes[hf_id].meta.date_updated))
         path = uri.removesuffix(".md")
         dates[f"{site_url}{path}/"] = dates[f"{site_url}{path}.md"] = date
