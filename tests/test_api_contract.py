@@ -275,24 +275,8 @@ def site_json(site: BuiltSite) -> list[Path]:
 
 
 def links(value: Any) -> Iterator[str]:
-    """The site links in a document (not `example_requests`: its `url` is the server's)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "example_requests":
-                continue
-            if key in LINKS and isinstance(item, str):
-                yield item
-            elif key in LINK_MAPS and isinstance(item, dict):
-                for link in item.values():
-                    if isinstance(link, str):
-                        yield link
-                    else:
-                        yield from links(link)
-            else:
-                yield from links(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from links(item)
+    """The site links in a document (`keyed_links` without their keys)."""
+    return (link for _, link in keyed_links(value))
 
 
 @pytest.mark.site
@@ -388,8 +372,12 @@ def test_every_link_in_every_json_file_resolves_under_a_sub_path(
 
 
 def keyed_links(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """(key, link) of every site link in a document; not in `example_requests`, whose `url`
+    is the server's."""
     if isinstance(value, dict):
         for name, item in value.items():
+            if name == "example_requests":
+                continue
             if name in LINKS and isinstance(item, str):
                 yield name, item
             elif name in LINK_MAPS and isinstance(item, dict):
