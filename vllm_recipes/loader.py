@@ -16,7 +16,9 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from .checks import check_default_builds, check_recipe, check_related, check_unique_model_ids
 from .errors import InvalidRecipe
@@ -27,6 +29,8 @@ from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
 
 __all__ = ["Catalog", "UnknownModel", "load_catalog", "load_catalog_with_problems", "load_for",
            "publish", "recipe_sources"]
+
+M = TypeVar("M", bound=BaseModel)
 
 STRATEGY_ORDER = (
     "single_node_tp", "single_node_tep", "single_node_dep", "single_node_dpa_tp",
@@ -110,13 +114,21 @@ def _read(path: Path, root: Path, problems: list[Located]) -> YamlFile | None:
         return None
 
 
+def _read_valid(kind: type[M], path: Path, root: Path, problems: list[Located]
+                ) -> tuple[M | None, YamlFile | None]:
+    """The file at `path` read and validated as `kind` (None where it is not, with problems);
+    the parsed file too, for messages that name a line."""
+    source = _read(path, root, problems)
+    if source is None:
+        return None, None
+    value, found = validate(kind, source)
+    problems += found
+    return value, source
+
+
 def _load_tree_base(root: Path, problems: list[Located]) -> tuple[
         HardwareCatalog | None, dict[str, Strategy], dict[str, YamlFile]]:
-    hw_file = _read(root / "hardware.yaml", root, problems)
-    hardware = None
-    if hw_file is not None:
-        hardware, found = validate(HardwareCatalog, hw_file)
-        problems += found
+    hardware, _ = _read_valid(HardwareCatalog, root / "hardware.yaml", root, problems)
     strategies: dict[str, Strategy] = {}
     files: dict[str, YamlFile] = {}
     strategy_files = sorted(
@@ -125,12 +137,8 @@ def _load_tree_base(root: Path, problems: list[Located]) -> tuple[
                        else len(STRATEGY_ORDER), p.stem),
     )
     for path in strategy_files:
-        source = _read(path, root, problems)
-        if source is None:
-            continue
-        strategy, found = validate(Strategy, source)
-        problems += found
-        if strategy is None:
+        strategy, source = _read_valid(Strategy, path, root, problems)
+        if strategy is None or source is None:
             continue
         if strategy.name != path.stem:
             problems.append(source.problem(("name",), f"{strategy.name!r} must match the file "
@@ -145,12 +153,8 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
                  ) -> tuple[Recipe, str, YamlFile] | None:
     """One recipe with its guide text and parsed file (None, with problems, when invalid)."""
 
-    source = _read(path, root, problems)
-    if source is None:
-        return None
-    recipe, found = validate(Recipe, source)
-    problems += found
-    if recipe is None:
+    recipe, source = _read_valid(Recipe, path, root, problems)
+    if recipe is None or source is None:
         return None
     expected = f"{path.parent.name}/{path.stem}"
     if recipe.model.model_id != expected:
@@ -201,12 +205,8 @@ def _load_facts(root: Path, recipe_path: Path, recipe: Recipe, problems: list[Lo
     path = facts_path(root, recipe_path)
     if not _is_file(path):
         return None
-    source = _read(path, root, problems)
-    if source is None:
-        return None
-    facts, found = validate(ModelFacts, source)
-    problems += found
-    if facts is None:
+    facts, source = _read_valid(ModelFacts, path, root, problems)
+    if facts is None or source is None:
         return None
     for vid in facts.weights_gb:
         if vid not in recipe.variants:
