@@ -1,4 +1,4 @@
-"""The wheel carries the recipe catalogue as validated JSON (`vllm_recipes/catalogue.json`).
+"""The wheel carries the recipe catalogue as validated JSON (`vllm_recipes_cli/catalogue.json`).
 
 setuptools builds the packages as usual (pyproject.toml); this step then validates `recipes/`
 with the loader, exactly as `vllm-recipes check` does, and writes the catalogue into the build
@@ -23,9 +23,9 @@ class BuildWithCatalogue(build_py):
         if getattr(self, "editable_mode", False):
             return  # an editable install answers from the checkout's recipes/
         sys.path.insert(0, str(HERE))
-        from vllm_recipes.catalogue import write_packaged
+        from vllm_recipes_cli.catalogue import write_packaged
 
-        target = Path(self.build_lib) / "vllm_recipes" / "catalogue.json"
+        target = Path(self.build_lib) / "vllm_recipes_cli" / "catalogue.json"
         catalogue = write_packaged(HERE / "recipes", target)
         print(f"wrote {target} ({len(catalogue.recipes)} recipes, catalogue "
               f"{catalogue.date()})")

@@ -16,7 +16,7 @@ from tests.recipes_data import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 
@@ -172,7 +172,7 @@ def test_cached_answers_equal_fresh_ones_and_follow_edits(tmp_path: Path) -> Non
 
     def answer(*args: str, cache_dir: str = str(cache)) -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "vllm_recipes", "--recipes", str(tree), *args], cwd=ROOT,
+            [sys.executable, "-m", "vllm_recipes_cli", "--recipes", str(tree), *args], cwd=ROOT,
             capture_output=True, text=True, check=False,
             env={**os.environ, "VLLM_RECIPES_CACHE": cache_dir})
         assert out.returncode == 0, out.stderr

@@ -37,8 +37,9 @@ from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
+from vllm_recipes.api_contract import cli_document
+from vllm_recipes.errors import InvalidRecipe, UsageError
 
-from .api_contract import cli_document
 from .catalogue import Catalogue
 from .cli_common import (
     CHECKOUT_ONLY,
@@ -61,7 +62,6 @@ from .cli_common import (
     tool_version,
     usage,
 )
-from .errors import InvalidRecipe, UsageError
 
 # The loader, schema, deployments and subcommands are imported where they are used: an
 # answer from the cache or from the packaged catalogue needs none of them.
@@ -89,9 +89,9 @@ def check(argv: list[str]) -> int:
     unusable = not_a_tree(args.dir)
     if unusable:
         return usage(unusable)
-    from .configurations import load_configurations
-    from .deployments import load_deployments_with_problems
-    from .loader import load_catalog_with_problems
+    from vllm_recipes.configurations import load_configurations
+    from vllm_recipes.deployments import load_deployments_with_problems
+    from vllm_recipes.loader import load_catalog_with_problems
 
     catalog, found = load_catalog_with_problems(args.dir)
     problems = [str(p) for p in found]
@@ -116,7 +116,7 @@ def check(argv: list[str]) -> int:
 def schema(argv: list[str]) -> int:
     ArgumentParser(prog="vllm-recipes schema",
                             description="Print the JSON Schema of recipe files.").parse_args(argv)
-    from .schema import json_schema
+    from vllm_recipes.schema import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0

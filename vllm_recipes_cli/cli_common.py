@@ -20,10 +20,10 @@ from builder.errors import SelectionError, quoted
 from builder.text_safety import printable
 from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
+from vllm_recipes.errors import UsageError
 
 from . import answer_cache
 from .catalogue import Catalogue, from_loader, packaged
-from .errors import UsageError
 
 # The loader, schema and deployments are imported where they are used: an answer from the
 # cache or from the packaged catalogue needs none of them.
@@ -81,7 +81,7 @@ def load(root: Path = RECIPES, model_id: str | None = None) -> Catalogue:
             return Catalogue.from_json(entry)
         except (KeyError, ValueError):
             pass  # an entry of another format: read the tree again
-    from .loader import UnknownModel, load_catalog, load_for
+    from vllm_recipes.loader import UnknownModel, load_catalog, load_for
 
     try:
         catalogue = from_loader(load_catalog(root) if model_id is None
@@ -107,7 +107,7 @@ def dynamo_targets(root: Path, catalogue: Catalogue) -> dict[str, Data]:
     """The NVIDIA Dynamo deployments by model: the packaged ones, or the tree's."""
     if catalogue.dynamo or not Path(root).is_dir():
         return catalogue.dynamo
-    from .deployments import load_deployments
+    from vllm_recipes.deployments import load_deployments
 
     deployments = load_deployments(root)
     return {hf_id: deployments.published(hf_id) for hf_id in deployments.by_model}

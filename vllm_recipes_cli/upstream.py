@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from builder.text_safety import printable
+from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes.yaml_source import load_text
 
 from .cli_common import MAX_LINE, ArgumentParser
-from .errors import InvalidRecipe
-from .yaml_source import load_text
 
 __all__ = ["Changed", "Report", "field_changes", "main", "report"]
 
@@ -328,7 +328,7 @@ def main(argv: list[str], recipes_dir: Path) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else 0
-    from .loader import load_catalog
+    from vllm_recipes.loader import load_catalog
 
     try:
         if not (args.checkout / "models").is_dir():  # before the tree's load (seconds)

@@ -28,8 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from builder.text_safety import printable
-
-from .errors import UsageError
+from vllm_recipes.errors import UsageError
 
 __all__ = ["PROBES", "Detection", "Found", "detect", "match", "probe"]
 
