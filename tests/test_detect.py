@@ -206,9 +206,9 @@ def detect_in_process(monkeypatch: pytest.MonkeyPatch, bin_dir: Path,
                       env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of `vllm-recipes --detect` (cli._serve's lines), here:
     any exception but the usage error is a failure of the test."""
-    from vllm_recipes.errors import UsageError
     from vllm_recipes_cli.cli_common import usage
     from vllm_recipes_cli.detect import detect
+    from vllm_recipes_cli.errors import UsageError
 
     bin_dir.mkdir(exist_ok=True)
     monkeypatch.setenv("PATH", str(bin_dir))

@@ -38,7 +38,6 @@ from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
 from vllm_recipes.api_contract import cli_document
-from vllm_recipes.errors import InvalidRecipe, UsageError
 
 from .catalogue import Catalogue
 from .cli_common import (
@@ -62,6 +61,7 @@ from .cli_common import (
     tool_version,
     usage,
 )
+from .errors import InvalidRecipe, UsageError
 
 # The loader, schema, deployments and subcommands are imported where they are used: an
 # answer from the cache or from the packaged catalogue needs none of them.

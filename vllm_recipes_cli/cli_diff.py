@@ -18,7 +18,6 @@ from builder.diff.command_diff import MAX_CHARS, CommandDiff, CommandError, Valu
 from builder.diff.compare import Comparison, compare
 from builder.errors import SelectionError
 from builder.text_safety import printable
-from vllm_recipes.errors import InvalidRecipe
 
 from .cli_common import (
     EXIT_USAGE,
@@ -33,6 +32,7 @@ from .cli_common import (
     report,
     resolve,
 )
+from .errors import InvalidRecipe
 
 __all__ = ["format_comparison", "main"]
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from builder.text_safety import printable
-from vllm_recipes.errors import UsageError
+
+from .errors import UsageError
 
 __all__ = ["PROBES", "Detection", "Found", "detect", "match", "probe"]
 

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 from builder.errors import SelectionError
-from vllm_recipes.errors import UsageError
 
 from .cli_common import EXIT_USAGE, RECIPES, ArgumentParser, answer, load, notice_line
+from .errors import UsageError
 
 __all__ = ["main"]
 

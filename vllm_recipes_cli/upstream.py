@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from builder.text_safety import printable
-from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.yaml_source import load_text
 
 from .cli_common import MAX_LINE, ArgumentParser
+from .errors import InvalidRecipe
 
 __all__ = ["Changed", "Report", "field_changes", "main", "report"]
 

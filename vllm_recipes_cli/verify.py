@@ -30,9 +30,9 @@ from typing import Any
 
 from builder.deployment.smoke import SmokeRequest, smoke_request
 from builder.text_safety import printable
-from vllm_recipes.errors import UsageError
 
 from .cli_common import MAX_LINE, RECIPES, ArgumentParser, load, model_id_problem
+from .errors import UsageError
 from .http_client import Answer, Deadline, HttpError, Server, base_url, timeout_value
 
 __all__ = ["main"]
