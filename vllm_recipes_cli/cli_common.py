@@ -206,6 +206,15 @@ def not_a_tree(root: Path) -> str | None:
     return f"{cut(str(root), 200)}: not a recipe tree (no hardware.yaml)"
 
 
+def no_tree(prog: str, root: Path) -> str | None:
+    """For a subcommand that reads a recipe tree: the one line an installed tool (no tree
+    beside it) says when none was given, or None."""
+    if Path(root) == RECIPES and not RECIPES.is_dir():
+        return (f"{prog} needs a recipe tree, which the installed tool does without: pass "
+                "--recipes DIR (a checkout's recipes/)")
+    return None
+
+
 def usage(message: str) -> int:
     print(cut(f"vllm-recipes: {message}"), file=sys.stderr)
     return EXIT_USAGE
