@@ -36,7 +36,7 @@ help:
 	@echo "make bench   build-time, size and page-load benchmarks (PUBLIC=<origin>: also side by side with the public site)"
 	@echo "make lint    ruff"
 
-$(VENV)/.installed: requirements.lock pyproject.toml
+$(VENV)/.installed: requirements.lock pyproject.toml setup.py build_backend.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
