@@ -1,4 +1,4 @@
-"""`python -m vllm_recipes` is the `vllm-recipes` console script."""
+"""`python -m vllm_recipes_cli` is the `vllm-recipes` console script."""
 
 import sys
 
