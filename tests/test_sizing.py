@@ -175,7 +175,8 @@ def test_a_recipe_without_facts_says_so_and_has_no_fit() -> None:
     out = cli("deepseek-ai/DeepSeek-V4-Flash", "--explain")
     assert out.returncode == 0
     assert "# no fit estimate" in out.stdout
-    result = json.loads(cli("deepseek-ai/DeepSeek-V4-Flash", "--json").stdout)["recommended_command"]
+    result = json.loads(
+        cli("deepseek-ai/DeepSeek-V4-Flash", "--json").stdout)["recommended_command"]
     assert result["fit"] is None
 
 
