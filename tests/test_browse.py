@@ -285,7 +285,7 @@ def test_default_order_is_newest_and_the_page_says_so(home: Node) -> None:
     root = home.find("div", "rcp-browse")
     assert (root.attrs["data-sort"], root.attrs["data-group"]) == ("newest", "none")
     note = home.find("p", "rcp-order").text
-    assert "Newest first, by the model's release date" in note and "date_added" in note
+    assert "Newest first, by the date a model joined the public" in note and "date_added" in note
 
 
 @pytest.mark.site
@@ -293,12 +293,12 @@ def test_new_badge_marks_recipes_added_in_the_last_60_days(home: Node) -> None:
     import datetime
 
     recipes = active_recipes()
-    today = max(datetime.date.fromisoformat(str(getattr(r.meta, key)))
-                for r in recipes.values() for key in ("date_added", "date_updated"))
+    # The latest addition, not our latest edit (date_updated): issue 35.3 / 36.3.
+    today = max(datetime.date.fromisoformat(str(r.meta.date_added)) for r in recipes.values())
     for hf_id, card in cards_by_id(home).items():
         added = datetime.date.fromisoformat(str(recipes[hf_id].meta.date_added))
         badges = card.find_all("span", "rcp-new")
         assert len(badges) == ((today - added).days <= 60), hf_id
         if badges:
-            assert badges[0].attrs["title"] == f"Released {added.isoformat()}"
+            assert badges[0].attrs["title"] == f"Added {added.isoformat()}"
     assert any(card.find_all("span", "rcp-new") for card in cards_by_id(home).values())
