@@ -278,3 +278,14 @@ def test_a_manifest_in_a_git_tree_vouches_for_commits_its_history_lacks(
     assert run.returncode == 0, run.stdout
     assert "changed upstream since the port: 0" in run.stdout
     assert "\nnot compared:" not in run.stdout
+
+
+def test_a_changed_date_is_summarised_not_a_crash() -> None:
+    """Public files carry YAML dates (`date_updated: 2026-09-10`, a date object once loaded):
+    a changed date is a change line like any other (it was a TypeError from json.dumps)."""
+    import datetime
+
+    old = {"meta": {"date_updated": datetime.date(2026, 8, 14)}}
+    new = {"meta": {"date_updated": datetime.date(2026, 9, 10)}}
+    assert field_changes(old, new) == {
+        "other": ["changed meta.date_updated: 2026-08-14 → 2026-09-10"]}

@@ -26,6 +26,7 @@ Exit status: 0 when nothing is new, removed or changed; 1 when something is; 2 o
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import stat
@@ -226,7 +227,11 @@ def _category(path: str) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    if isinstance(value, datetime.date):  # YAML dates load as date objects
+        value = value.isoformat()
+    if isinstance(value, str):
+        return printable(value, VALUE_CHARS)
+    text = json.dumps(value, ensure_ascii=False, default=str)
     return printable(text, VALUE_CHARS)
 
 
