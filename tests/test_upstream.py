@@ -289,3 +289,21 @@ def test_a_changed_date_is_summarised_not_a_crash() -> None:
     new = {"meta": {"date_updated": datetime.date(2026, 9, 10)}}
     assert field_changes(old, new) == {
         "other": ["changed meta.date_updated: 2026-08-14 → 2026-09-10"]}
+
+
+def test_a_manifest_commit_with_the_recorded_data_is_up_to_date(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """The same file seen at another commit (a pull request's merge commit holds main's
+    files too): the tree's manifest names that commit, the data is the recorded version's,
+    so nothing changed."""
+    repo, first = public
+    branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "pull-request")
+    write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
+    side = commit(repo, "a pull request's commit")
+    git(repo, "checkout", "-q", branch)
+    tree = ported_tree(tmp_path, side)  # recorded at the side commit, off HEAD's history
+    (repo / "MANIFEST.txt").write_text(f"models/Qwen/Qwen3-8B.yaml {first}\n")
+    commit(repo, "manifest")
+    run = upstream(repo, tree)
+    assert "changed upstream since the port: 0" in run.stdout, run.stdout

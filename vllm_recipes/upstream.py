@@ -140,14 +140,15 @@ def read_manifest(checkout: Path) -> dict[str, str]:
     return found
 
 
-def _by_manifest(checkout: Path, row: dict[str, str], now: str, git: bool) -> Changed:
+def _by_manifest(checkout: Path, row: dict[str, str], now: str, git: bool) -> Changed | None:
     """A recipe whose recorded commit is not the one the manifest names: its changes field by
-    field when the checkout's git history has the recorded version, else both commits."""
+    field when the checkout's git history has the recorded version (None when the data is the
+    same: another commit with the same file), else both commits."""
     then = _git(checkout, "show", f"{row['commit']}:{row['path']}") if git else None
     if then is None:
         return Changed(row["hf_id"], row["path"], 0, {}, now, row["commit"])
     changes = field_changes(_load(then), _load(_public_text(checkout / row["path"])))
-    return Changed(row["hf_id"], row["path"], 0, changes, now)
+    return Changed(row["hf_id"], row["path"], 0, changes, now) if changes else None
 
 
 def _is_git_tree(checkout: Path) -> bool:
@@ -317,7 +318,8 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
             since = "not a git tree: changes unknown"
         if isinstance(since, str):
             if held is not None:
-                result.changed.append(_by_manifest(checkout, row, held, git))
+                changed = _by_manifest(checkout, row, held, git)
+                result.changed.extend([changed] if changed else [])
             elif not git and path not in public:
                 (result.retired_removed if recipe.retired else result.removed).append(row)
             else:
