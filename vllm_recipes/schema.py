@@ -982,7 +982,12 @@ class Meta(Strict):
     provider: str
     description: str
     date_added: Date
+    """The model's date, not ours: when it joined the public catalogue (its file's
+    `date_added`) or, for a model beyond it, its release. Cite the source in a comment on the
+    line (`# public catalogue: models/<org>/<repo>.yaml@<commit>` or `# release: <URL>`); the
+    home page's Newest order and New badge read it."""
     date_updated: Date
+    """When this recipe last changed (ours)."""
     tasks: list[Task]
     performance_headline: str = ""
     related_recipes: list[HfId] = []
