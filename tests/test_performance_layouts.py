@@ -1,10 +1,12 @@
 """Issue 34: the parallel layouts estimates are made for (`builder.performance.layouts`):
 every tensor-parallel split of the selection's GPUs that the fit rule holds, the rendered
-one first; one layout for the other single-node strategies; none across nodes."""
+one first; one layout for the other single-node strategies; none across nodes. And the
+cells `make estimates` estimates (`builder.performance.cells`)."""
 
 from __future__ import annotations
 
 from builder import resolve
+from builder.performance.cells import WORKLOADS, Coverage, estimate_cells
 from builder.performance.layouts import Layout, candidate_layouts, default_layout
 from tests.recipes_data import builder_catalog, builder_recipe
 
@@ -65,3 +67,56 @@ def test_no_layout_across_nodes() -> None:
         assert candidate_layouts(catalog, recipe, selection) == ()
         assert default_layout(catalog, recipe, selection) is None
     assert tried
+
+
+# ---------------------------------------------------------------- the cells estimated
+
+KNOWN = {m.lower(): m for m in ("Qwen/Qwen3-8B", "Qwen/Qwen3-30B-A3B",
+                                "meta-llama/Meta-Llama-3.1-8B")}
+
+
+def cells(hf_id: str) -> Coverage:
+    return estimate_cells(builder_catalog(), builder_recipe(hf_id), KNOWN, "AIConfigurator X")
+
+
+def test_cells_are_the_hardware_with_an_aiconfigurator_system_times_the_workloads() -> None:
+    found = cells("Qwen/Qwen3-8B")
+    catalog = builder_catalog()
+    hardware = {c["hardware"] for c in found.cells}
+    assert hardware and all(catalog["hardware"][h].get("aiconfigurator_system")
+                            for h in hardware)
+    assert {c["system"] for c in found.cells if c["hardware"] == "h200"} == {"h200_sxm"}
+    for hw in hardware:
+        assert sorted(c["workload"] for c in found.cells if c["hardware"] == hw) == sorted(
+            WORKLOADS)
+    # MI300X and L4 are offered but have no AIConfigurator system: a reason, no cell
+    assert "MI300X" in found.why_not["default"]["mi300x"]
+    assert "no vLLM performance data" in found.why_not["default"]["l4"]
+
+
+def test_a_variant_that_does_not_fit_the_default_count_gets_the_fewest_gpus_that_hold_it(
+) -> None:
+    # Qwen3-30B-A3B BF16 (61 GB) does not fit one L40S (48 GB x 0.9): two do.
+    l40s = [c for c in cells("Qwen/Qwen3-30B-A3B").cells if c["hardware"] == "l40s"]
+    assert {(c["gpus"], c["tp"], c["dp"]) for c in l40s} == {(2, 2, 1)}
+
+
+def test_a_checkpoint_aiconfigurator_does_not_ship_has_no_cell() -> None:
+    found = cells("Qwen/Qwen3-32B")
+    assert not found.cells
+    assert "does not know this checkpoint" in found.why_not["default"]["h200"]
+
+
+def test_a_base_model_config_stands_for_its_instruct_fine_tune() -> None:
+    found = cells("meta-llama/Llama-3.1-8B-Instruct")
+    assert {c["checkpoint"] for c in found.cells} == {"meta-llama/Meta-Llama-3.1-8B"}
+
+
+def test_a_workload_longer_than_the_context_the_command_serves_is_left_out() -> None:
+    # Llama 3.1 8B on one 24 GB Arc Pro B60: the fit rule caps the context below the 9,216
+    # tokens of the long-prompt and reasoning workloads (8K + 1K), not the chat one's 2K.
+    b60 = [c for c in cells("meta-llama/Llama-3.1-8B-Instruct").cells
+           if c["hardware"] == "arc_pro_b60"]
+    assert [c["workload"] for c in b60] == ["chat"]
+    assert builder_recipe("meta-llama/Llama-3.1-8B-Instruct")["facts"]["config"][
+        "max_position_embeddings"] > 9216
