@@ -145,10 +145,11 @@ def _cells(catalog: Data, recipe: Data, selection: Mapping[str, str], layout: La
     args = sizing_args(ctx)
     limit = None
     found = fit_plan(recipe, selection["variant"], ctx.hw, args, layout.tp, layout.tp)
+    length = args.get("--max-model-len")
     if found is not None:
         limit = found.max_model_len
-    elif args.get("--max-model-len") and str(args.get("--max-model-len")[0]).isdigit():
-        limit = int(args.get("--max-model-len")[0])
+    elif length and str(length[0]).isdigit():
+        limit = int(length[0])
     dtype = args.get("--kv-cache-dtype")
     base = {
         "variant": selection["variant"], "hardware": selection["hardware"], "system": system,
