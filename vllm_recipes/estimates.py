@@ -373,19 +373,20 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
     ]
     unknown: list[str] = []
     for hf_id, variants in coverage["supported"].items():
-        reasons = {why for hw in variants.values() for why in hw.values() if why is not True}
         if not any(why is True for hw in variants.values() for why in hw.values()):
-            if len(reasons) == 1:
-                unknown.append(f"- {hf_id}: {next(iter(reasons))}")
+            groups = _grouped({hw: why for hw_map in variants.values()
+                               for hw, why in hw_map.items()})
+            if not groups:
+                continue
+            if len(groups) == 1:
+                unknown.append(f"- {hf_id}: {groups[0][1]}")
             else:
                 unknown.append(f"- {hf_id}: " + "; ".join(
-                    f"{v} on {hw}: {why}" for v, hw_map in variants.items()
-                    for hw, why in hw_map.items()))
+                    f"on {', '.join(hws)}: {why}" for hws, why in groups))
             continue
         for vid, hw_map in variants.items():
-            for hw, why in hw_map.items():
-                if why is not True:
-                    unknown.append(f"- {hf_id} ({vid}) on {hw}: {why}")
+            for hws, why in _grouped({h: w for h, w in hw_map.items() if w is not True}):
+                unknown.append(f"- {hf_id} ({vid}) on {', '.join(hws)}: {why}")
     lines += unknown
     lines += ["", "## Measured points", "",
               "Figures measured on real runs take precedence over estimates; for each we would "
@@ -401,6 +402,19 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
         lines += [f"- {hf_id} ({c['variant']}) on {c['hardware']} TP{c['tp']} DP{c['dp']} "
                   f"EP{c['ep']} {c['workload']}: {c['why']}" for hf_id, c in failed]
     return "\n".join(lines) + "\n"
+
+
+_NO_DATA = re.compile(r"^(.* has no vLLM performance data for) the .*$")
+
+
+def _grouped(reasons: dict[str, str]) -> list[tuple[list[str], str]]:
+    """(hardware ids, why) with one entry per reason, "no data for the H100 PCIe" and "... for
+    the L4" counting as one ("no data for these")."""
+    groups: dict[str, list[str]] = {}
+    for hw, why in reasons.items():
+        match = _NO_DATA.match(why)
+        groups.setdefault(f"{match.group(1)} these GPUs" if match else why, []).append(hw)
+    return [(hws, reasons[hws[0]] if len(hws) == 1 else why) for why, hws in groups.items()]
 
 
 # ------------------------------------------------------------------ the run
