@@ -104,7 +104,7 @@ def test_a_variant_that_does_not_fit_the_default_count_gets_the_fewest_gpus_that
 def test_a_checkpoint_aiconfigurator_does_not_ship_has_no_cell() -> None:
     found = cells("Qwen/Qwen3-32B")
     assert not found.cells
-    assert "does not know this checkpoint" in found.why_not["default"]["h200"]
+    assert "does not model this checkpoint" in found.why_not["default"]["h200"]
 
 
 def test_a_base_model_config_stands_for_its_instruct_fine_tune() -> None:

@@ -95,11 +95,11 @@ class Estimator:
         self.core_version = metadata.version("aiconfigurator-core")
 
     def models(self) -> list[str]:
-        import aiconfigurator_core
+        """The checkpoints it models offline: its list of default models (each with a
+        config.json it ships; for any other id it would download the config)."""
+        from aiconfigurator_core.sdk.common import DefaultHFModels
 
-        folder = Path(aiconfigurator_core.__file__).parent / "model_configs"
-        names = sorted(p.name[: -len("_config.json")] for p in folder.glob("*_config.json"))
-        return [name.replace("--", "/", 1) for name in names]
+        return sorted(DefaultHFModels)
 
     def database_version(self, system: str) -> str | None:
         found = self.perf_database.get_latest_database_version(system=system, backend=BACKEND)
@@ -312,8 +312,8 @@ def measured_points(data: dict[str, Any], known: dict[str, str], version: str
         unknown = recipe is None or all(
             aic_checkpoint(recipe, vid, known) is None for vid in recipe["variants"])
         entry["estimate"] = (
-            f"none: {tool_name(version)} ships no config of this checkpoint (a model unknown to "
-            "it), so it cannot estimate the measured layouts" if unknown else
+            f"none: {tool_name(version)} does not model this checkpoint (it ships no config "
+            "of it), so it cannot estimate the measured layouts" if unknown else
             "none: the measured rows are NVIDIA Dynamo deployments with speculative decoding, "
             "which this generator does not ask AIConfigurator for")
     return dict(sorted(found.items()))

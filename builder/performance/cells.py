@@ -75,8 +75,9 @@ def cell_key(cell: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def aic_checkpoint(recipe: Data, variant_id: str, known: Mapping[str, str]) -> str | None:
-    """AIConfigurator's id of the checkpoint the variant serves, None when it ships no config
-    for it; `known`: its model ids by their lower-case form."""
+    """AIConfigurator's id of the checkpoint the variant serves, None when it does not model
+    it; `known`: the ids of the models it does (its default models, each with a config.json
+    it ships), by their lower-case form."""
     model_id = recipe["variants"][variant_id].get("model_id") or recipe["model"]["model_id"]
     found = known.get(model_id.lower())
     if found is None and SAME_CHECKPOINT.get(model_id, "").lower() in known:
@@ -101,7 +102,8 @@ def estimate_cells(catalog: Data, recipe: Data, known: Mapping[str, str], tool: 
                 reasons[hw_id] = f"{tool} has no vLLM performance data for the {hw['display_name']}"
                 continue
             if checkpoint is None:
-                reasons[hw_id] = f"{tool} does not know this checkpoint (no config of it ships)"
+                reasons[hw_id] = (f"{tool} does not model this checkpoint (it is not among "
+                                  "the models it ships a config of)")
                 continue
             selection = _default_selection(catalog, recipe, vid, hw_id)
             if isinstance(selection, str):
