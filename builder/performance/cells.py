@@ -7,9 +7,10 @@ AIConfigurator's system × the GPU count the builder picks by default for that s
 (the fit rule's; when the hardware's default count does not hold the variant, the fewest
 GPUs of one node that do) × every layout of that count the builder can produce
 (`layouts.candidate_layouts`) × each workload whose prompt and output fit the context the
-command serves at that layout. A variant is modelled when AIConfigurator ships the config of
-its checkpoint (the variant's own model id, else the recipe's), or of one with the same
-config.json (`SAME_CHECKPOINT`).
+command serves at that layout. A variant is modelled when its checkpoint (the variant's own
+model id, else the recipe's), or one with the same config.json (`SAME_CHECKPOINT`), is among
+the models AIConfigurator models offline (its default models, whose config.json it ships;
+coverage.json keeps the list).
 
 Everything a cell's estimate depends on besides the tool's release is in the cell
 (`INPUT_KEYS`): when any of it changes, the committed estimate is stale.
