@@ -202,7 +202,7 @@ def _previous(folder: Path, hf_id: str, estimator: Estimator, failed: dict[str, 
         if _same_release(data, estimator):
             kept = {cell_key(cell): cell for cell in data["cells"]}
     for cell in failed.get(hf_id, []):
-        kept[cell_key(cell)] = cell
+        kept[cell_key(cell)] = {**cell, "why": _short(cell["why"])}
     return kept
 
 
@@ -255,7 +255,8 @@ def estimate_recipe(estimator: Estimator, catalog: dict[str, Any], recipe: dict[
 
 
 def _short(text: str) -> str:
-    text = " ".join(text.split())
+    """One line of at most 300 characters, without this machine's paths."""
+    text = re.sub(r"\S*/site-packages/", "", " ".join(text.split()))
     return text if len(text) <= 300 else text[:299] + "…"
 
 
@@ -361,6 +362,9 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
         f"- AIConfigurator ships configs of {len(coverage['models'])} checkpoints; a variant "
         "whose checkpoint is not among them has no estimate.",
         "",
+        "AIConfigurator is asked in its SILICON database mode: a cell whose kernels NVIDIA did "
+        "not measure for that GPU is refused (listed at the end), not extrapolated.",
+        "",
         "Not modelled: speculative decoding (MTP, EAGLE: AIConfigurator is asked without it), "
         "prefix caching, multi-node and prefill/decode strategies, the non-default strategies "
         "(TEP, DEP) of a selection.",
@@ -399,8 +403,13 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
     failed = [(hf_id, cell) for hf_id, cells in coverage["failed"].items() for cell in cells]
     if failed:
         lines += ["", "## AIConfigurator refused", ""]
-        lines += [f"- {hf_id} ({c['variant']}) on {c['hardware']} TP{c['tp']} DP{c['dp']} "
-                  f"EP{c['ep']} {c['workload']}: {c['why']}" for hf_id, c in failed]
+        layouts: dict[str, list[str]] = {}
+        for hf_id, c in failed:
+            layouts.setdefault(f"{hf_id} ({c['variant']}) on {c['hardware']} TP{c['tp']} "
+                               f"DP{c['dp']} EP{c['ep']}\0{c['why']}", []).append(c["workload"])
+        for text, workloads in layouts.items():
+            where, why = text.split("\0")
+            lines.append(f"- {where}, {', '.join(workloads)}: {why}")
     return "\n".join(lines) + "\n"
 
 
