@@ -83,7 +83,7 @@ ESTIMATES_CATALOGUE := .aic-venv/estimates-catalogue.json
 estimates: install-py aic-env
 	$(PY) -m vllm_recipes.estimates catalogue $(ESTIMATES_CATALOGUE)
 	PYTHONPATH=$(CURDIR) nice -n 15 $(AICONFIGURATOR_PYTHON) -m vllm_recipes.estimates run \
-	  $(ESTIMATES_CATALOGUE) $(ONLY)
+	  $(ESTIMATES_CATALOGUE) "$(ONLY)"
 
 # Our flag lists, written from the same parsers (a test fails while they are stale). After a
 # bump of VLLM_VERSION the new release's list does not exist yet: `make test` writes it.
