@@ -41,8 +41,9 @@ class BuildWithCatalogue(build_py):
         (target.parent / "schema.json").write_text(schema, encoding="utf-8")
 
 
-TOOL = ["builder", "builder.commands", "builder.deployment", "builder.diff", "builder.sizing",
-        "builder.dynamo", "builder.views", "vllm_recipes", "vllm_recipes_cli"]
+TOOL = ["builder", "builder.commands", "builder.deployment", "builder.diff",
+        "builder.performance", "builder.sizing", "builder.dynamo", "builder.views",
+        "vllm_recipes", "vllm_recipes_cli"]
 """What every install holds: the builder, the data layer and the tool."""
 SITE = ["site_plugins", "site_plugins.recipes"]
 """The mkdocs plugin: only where the site is built (an editable install; build_backend.py)."""
