@@ -1,5 +1,5 @@
-"""The wheel carries the recipe catalogue as validated JSON (`vllm_recipes_cli/catalogue.json`)
-and the recipe JSON Schema (`vllm_recipes_cli/schema.json`, what `vllm-recipes schema` prints).
+"""The wheel carries the recipe catalogue as validated JSON (`vllm_recipes/catalogue.json`)
+and the recipe JSON Schema (`vllm_recipes/schema.json`, what `vllm-recipes schema` prints).
 
 setuptools builds the packages as usual (pyproject.toml); this step then validates `recipes/`
 with the loader, exactly as `vllm-recipes check` does, and writes the catalogue into the build
@@ -29,9 +29,9 @@ class BuildWithCatalogue(build_py):
         if getattr(self, "editable_mode", False):
             return  # an editable install answers from the checkout's recipes/
         sys.path.insert(0, str(HERE))
-        from vllm_recipes_cli.catalogue import write_packaged
+        from vllm_recipes.catalogue import write_packaged
 
-        target = Path(self.build_lib) / "vllm_recipes_cli" / "catalogue.json"
+        target = Path(self.build_lib) / "vllm_recipes" / "catalogue.json"
         catalogue = write_packaged(HERE / "recipes", target)
         print(f"wrote {target} ({len(catalogue.recipes)} recipes, catalogue "
               f"{catalogue.date()})")

@@ -193,12 +193,12 @@ def test_layers_point_one_way() -> None:
 def test_the_layer_rule_refuses_the_tool_below_the_site_and_the_data() -> None:
     assert _layer_problems([
         ("site_plugins.recipes.api", "vllm_recipes_cli.cli"),
-        ("vllm_recipes.loader", "vllm_recipes_cli.catalogue"),
+        ("vllm_recipes.loader", "vllm_recipes_cli.cli_common"),
         ("builder.commands.build", "vllm_recipes.schema"),
         ("vllm_recipes_cli.cli", "vllm_recipes.loader"),
         ("site_plugins.recipes.api", "vllm_recipes.loader"),
     ]) == ["site_plugins.recipes.api imports vllm_recipes_cli.cli",
-           "vllm_recipes.loader imports vllm_recipes_cli.catalogue",
+           "vllm_recipes.loader imports vllm_recipes_cli.cli_common",
            "builder.commands.build imports vllm_recipes.schema"]
 
 

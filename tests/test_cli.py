@@ -219,11 +219,11 @@ def test_the_cache_key_covers_the_data_layer_and_the_tool(tmp_path: Path) -> Non
     """Issue 37: the tool and the data layer are two packages; an edit of the schema or the
     loader changes what a tree validates to as much as an edit of the tool, so both key it."""
     import vllm_recipes.schema
-    import vllm_recipes_cli.catalogue
+    import vllm_recipes_cli.cli_common
     from vllm_recipes_cli import answer_cache
 
     (tmp_path / "hardware.yaml").write_text("hardware: {}\n")
     files = {row.split("\0")[0] for row in answer_cache._stats(tmp_path)}
-    for module in (vllm_recipes.schema, vllm_recipes_cli.catalogue):
+    for module in (vllm_recipes.schema, vllm_recipes_cli.cli_common):
         assert str(Path(module.__file__ or "").resolve()) in files, module.__name__
     assert str((tmp_path / "hardware.yaml").resolve()) in files

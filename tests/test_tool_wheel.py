@@ -83,7 +83,7 @@ def test_the_wheel_carries_the_catalogue_and_needs_nothing(installed: Installed)
     with zipfile.ZipFile(installed.wheel) as wheel:
         names = wheel.namelist()
         metadata = wheel.read(next(n for n in names if n.endswith("METADATA"))).decode()
-        packaged = json.loads(wheel.read("vllm_recipes_cli/catalogue.json"))
+        packaged = json.loads(wheel.read("vllm_recipes/catalogue.json"))
         entry_points = wheel.read(next(n for n in names if n.endswith("entry_points.txt")))
     assert not any(name.startswith("recipes/") for name in names)
     assert [line for line in metadata.splitlines()
@@ -139,7 +139,7 @@ def test_the_acceptance_files_validate(installed: Installed) -> None:
 
 
 def test_version_and_refusals(installed: Installed) -> None:
-    from vllm_recipes_cli.catalogue import from_loader
+    from vllm_recipes.catalogue import from_loader
 
     date = from_loader(catalog()).date()
     out = tool(installed, "--version")
@@ -179,7 +179,7 @@ def test_the_docs_start_with_the_install_line_and_show_each_command() -> None:
 BUILD_PROBE = """
 import json, sys
 from pathlib import Path
-from vllm_recipes_cli.catalogue import write_packaged
+from vllm_recipes.catalogue import write_packaged
 write_packaged(Path(sys.argv[1]), Path(sys.argv[2]))
 print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 """

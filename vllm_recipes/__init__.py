@@ -3,7 +3,9 @@
 Owns: the pydantic schema (`schema`), the YAML source with line numbers (`yaml_source`), the
 loader and its cross-file checks (`loader`, `checks*`, `check_problems`), vLLM's flags and
 their types (`vllm_flags`, `flag_types`), published configurations (`configurations`),
-NVIDIA Dynamo deployments (`deployments`), validated data (`validated`), guides (`guide`,
+NVIDIA Dynamo deployments (`deployments`), validated data (`validated`, and `catalogue`: the
+validated tree as plain JSON, which the wheel carries and `make estimates` feeds AIConfigurator's
+side, read with the standard library alone), performance estimates (`estimates`), guides (`guide`,
 `guide_html`), recipe history (`history`), the JSON API's contract and schemas
 (`api_contract`, `api_schemas`) and the errors of recipe data (`errors`).
 

@@ -38,8 +38,8 @@ from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
 from vllm_recipes.api_contract import cli_document
+from vllm_recipes.catalogue import PACKAGED_SCHEMA, Catalogue
 
-from .catalogue import PACKAGED_SCHEMA, Catalogue
 from .cli_common import (
     CHECKOUT_ONLY,
     EPILOG,

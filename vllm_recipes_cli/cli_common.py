@@ -20,9 +20,9 @@ from builder.errors import SelectionError, quoted
 from builder.text_safety import printable
 from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
+from vllm_recipes.catalogue import Catalogue, from_loader, packaged
 
 from . import answer_cache
-from .catalogue import Catalogue, from_loader, packaged
 from .errors import UsageError
 
 # The loader, schema and deployments are imported where they are used: an answer from the

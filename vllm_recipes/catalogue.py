@@ -5,7 +5,7 @@ One shape, two sources, the same functions on top:
 - in a checkout, the loader validates the YAML tree (`from_loader`), and the command line keeps
   the result in its cache (`answer_cache.py`);
 - an installed `vllm-recipes` (a wheel, `pipx install .`) carries the whole catalogue as
-  `vllm_recipes_cli/catalogue.json`, written by the loader when the wheel is built
+  `vllm_recipes/catalogue.json`, written by the loader when the wheel is built
   (`write_packaged`, called by setup.py's build step), and reads it with the standard library
   alone (`packaged`).
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vllm_recipes.loader import Catalog
+    from .loader import Catalog
 
 __all__ = ["FORMAT", "PACKAGED", "PACKAGED_SCHEMA", "Catalogue", "from_loader", "packaged",
            "write_packaged"]
@@ -139,7 +139,7 @@ class Catalogue:
 
 def from_loader(catalog: Catalog, dynamo: dict[str, Data] | None = None) -> Catalogue:
     """The catalogue of a validated tree (all of it, or the one recipe `load_for` read)."""
-    from vllm_recipes.yaml_source import dotted
+    from .yaml_source import dotted
 
     files = [*(catalog.files[h] for h in catalog.recipes if h in catalog.files),
              *catalog.strategy_files.values()]
@@ -165,8 +165,8 @@ def write_packaged(root: Path, target: Path) -> Catalogue:
     """Validate the tree at `root` exactly as `vllm-recipes check` does and write the whole
     catalogue, with the Dynamo deployments, to `target` (a wheel's build step). Raises
     InvalidRecipe, listing every problem, when the tree does not validate."""
-    from vllm_recipes.deployments import load_deployments
-    from vllm_recipes.loader import load_catalog
+    from .deployments import load_deployments
+    from .loader import load_catalog
 
     catalog = load_catalog(root)
     deployments = load_deployments(root)
