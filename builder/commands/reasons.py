@@ -23,7 +23,8 @@ from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
 __all__ = ["connector_reason", "default_frontend", "feature_reason", "fit_reason",
-           "frontend_reason", "mode_reason", "nodes_reason", "opt_in", "strategy_reason"]
+           "frontend_reason", "mode_reason", "nodes_reason", "opt_in", "strategy_hardware_reason",
+           "strategy_reason", "strategy_variant_reason"]
 
 AVAILABLE = ("verified", "supported", "experimental")
 """Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
@@ -57,9 +58,20 @@ def strategy_reason(
 ) -> str | None:
     """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can.
     `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it; `gpus`: the
-    GPUs asked for (the node's when None)."""
+    GPUs asked for (the node's when None). Its two halves, in the order they are asked:
+    what the recipe, strategy and hardware alone decide (`strategy_hardware_reason`, the
+    same for every variant, which the resolver keeps per hardware), then the variant's
+    (`strategy_variant_reason`)."""
+    return (strategy_hardware_reason(catalog, recipe, hw_id, strategy_id, offered)
+            or strategy_variant_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus))
+
+
+def strategy_hardware_reason(catalog: Data, recipe: Data, hw_id: str, strategy_id: str,
+                             offered: Collection[str] | None = None) -> str | None:
+    """`strategy_reason`'s checks that no variant changes: vLLM-Omni or not, the recipe's
+    offer (on this hardware), the strategy's model architecture and GPU counts, a multi-node
+    strategy on hardware that cannot join one."""
     hw = catalog["hardware"][hw_id]
-    variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
     name, hw_name = strategy["display_name"], hw["display_name"]
     omni = deploy_type(strategy).omni
@@ -71,11 +83,38 @@ def strategy_reason(
                 and recipe["model"]["architecture"] == "dense"):
             return f"a dense model has no experts to shard: {name} is for MoE models"
         return f"this recipe does not offer {name}"
-    declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
+    declared = _declared(recipe, strategy_id, hw_id, hw)
     if declared == "unsupported":
         return f"this recipe does not offer {name} on {hw_name}"
+    if declared in AVAILABLE:
+        return None
+    match = strategy["hardware_match"]
+    arch = match.get("architecture")
+    if arch and arch != recipe["model"]["architecture"]:
+        return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
+    if match.get("multi_node", False):
+        if not hw.get("scalable", True):
+            return f"a {hw_name} cannot join a multi-node deployment"
+        return None
+    gpus = hw["gpu_count"]
+    if gpus < match.get("min_gpus", 1):
+        return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
+    if match.get("max_gpus") and gpus > match["max_gpus"]:
+        return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
+    return None
+
+
+def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
+                            strategy_id: str, gpus: int | None = None) -> str | None:
+    """`strategy_reason`'s checks of the variant, once `strategy_hardware_reason` has none:
+    its memory (one node, or the fit rule on the GPUs asked for), the deploy type's own
+    rule, `gpus` on a strategy that sizes itself by nodes, the nodes it needs."""
+    hw = catalog["hardware"][hw_id]
+    variant = recipe["variants"][variant_id]
+    strategy = catalog["strategies"][strategy_id]
+    name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
-    if declared not in AVAILABLE:
+    if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
@@ -97,36 +136,31 @@ def strategy_reason(
     return None
 
 
+def _declared(recipe: Data, strategy_id: str, hw_id: str, hw: Data) -> str | None:
+    """The support level the recipe's `strategy_hardware` gives the strategy on `hw_id`."""
+    return most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
+
+
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
                   hw: Data) -> str | None:
-    """The strategy's own hardware rules (`hardware_match`)."""
+    """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
+    memory on one node); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
     name, hw_name = strategy["display_name"], hw["display_name"]
-    arch = match.get("architecture")
-    if arch and arch != recipe["model"]["architecture"]:
-        return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
-    gpus = hw["gpu_count"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
     fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
             or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
-        if gpus < match.get("min_gpus", 1):
-            return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
-        if match.get("max_gpus") and gpus > match["max_gpus"]:
-            return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
         if not fits:
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
                     f"{hw_name} node has {node_memory_gb(hw)} GB; {scale}")
         return None
-    if not hw.get("scalable", True):
-        return f"a {hw_name} cannot join a multi-node deployment"
     if match.get("only_when_oversize") and fits:
         return f"the model fits on one {hw_name} node, so {name} is not needed"
     return None
-
 
 
 def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int,

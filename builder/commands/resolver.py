@@ -27,8 +27,14 @@ from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
 from .query import GPUS, choices, offered_hardware, recipe_strategies
-from .reasons import feature_reason, fit_reason, mode_reason, strategy_reason
-from .stages import LATER, STAGES, stage_index
+from .reasons import (
+    feature_reason,
+    fit_reason,
+    mode_reason,
+    strategy_hardware_reason,
+    strategy_variant_reason,
+)
+from .stages import CHOSEN, LATER, STAGES, stage_index
 
 __all__ = ["Resolver"]
 
@@ -86,9 +92,20 @@ class Resolver:
         key = ("strategy", hw_id, variant_id, sid, gpus)
         found = self.memo.get(key, MISS)
         if found is MISS:
-            found = self.memo[key] = strategy_reason(
-                self.catalog, self.recipe, hw_id, variant_id, sid, self._strategy_set,
-                int(gpus) if gpus else None)
+            found = self.memo[key] = (self.strategy_hardware_reason(hw_id, sid) or
+                                      strategy_variant_reason(
+                                          self.catalog, self.recipe, hw_id, variant_id, sid,
+                                          int(gpus) if gpus else None))
+        return found
+
+    def strategy_hardware_reason(self, hw_id: str, sid: str) -> str | None:
+        """`strategy_hardware_reason` (the half of `strategy_reason` no variant changes),
+        kept per hardware and strategy."""
+        key = ("strategy_hardware", hw_id, sid)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = strategy_hardware_reason(
+                self.catalog, self.recipe, hw_id, sid, self._strategy_set)
         return found
 
     def fit_reason(self, hw_id: str, variant_id: str, sid: str, gpus: str | None = None
@@ -108,8 +125,10 @@ class Resolver:
         return found
 
     def _first_strategy(self, hw_id: str, variant_id: str, gpus: str | None) -> str | None:
+        hardware_reason = self.strategy_hardware_reason
         for sid in self.strategies:
-            if self.strategy_reason(hw_id, variant_id, sid, gpus) is None:
+            if (hardware_reason(hw_id, sid) is None
+                    and self.strategy_reason(hw_id, variant_id, sid, gpus) is None):
                 return sid
         return None
 
@@ -155,9 +174,10 @@ class Resolver:
     # ------------------------------------------------------------ resolution
 
     def prefix(self, explicit: Mapping[str, str]) -> dict[str, str]:
-        """The hardware, variant, strategy and task `explicit` resolves to (a new dict), or
-        SelectionError. The hardware stage is kept per explicit hardware and variant, the
-        rest per explicit value of all four keys."""
+        """The hardware, variant, strategy, task and GPUs `explicit` resolves to (a new
+        dict), or SelectionError. Kept in three steps: the hardware stage per explicit
+        hardware, variant and GPUs; the strategy and task stages per explicit value of those
+        and the strategy and task; the GPUs stage on top."""
         get = explicit.get
         key = ("prefix", get("hardware"), get("variant"), get(GPUS), get("strategy"), get(TASK))
         found = self.memo.get(key, MISS)
@@ -168,13 +188,40 @@ class Resolver:
             raise SelectionError(error.key, error.reason)
         return dict(sel)
 
+    def prefix_reason(self, explicit: Mapping[str, str]) -> str | None:
+        """Why `prefix(explicit)` fails (None when it resolves). The GPUs stage fails only
+        on GPUs asked for, so without them it is not run (the availability pass asks this
+        of every hardware, variant, strategy and task)."""
+        if GPUS in explicit:
+            try:
+                self.prefix(explicit)
+            except SelectionError as error:
+                return error.reason
+            return None
+        get = explicit.get
+        _, error = self._chosen(explicit, (get("hardware"), get("variant"), None,
+                                           get("strategy"), get(TASK)))
+        return error.reason if error is not None else None
+
     def _prefix(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
                 ) -> tuple[dict[str, str], SelectionError | None]:
-        sel, error = kept(self.memo, ("prefix", *key[:3]), self._run_stages, explicit, {},
-                          None, STAGES[:1])
+        sel, error = self._chosen(explicit, key)
         if error is not None:
             return sel, error
-        return self._run_stages(explicit, dict(sel), None, STAGES[1:LATER])
+        return self._run_stages(explicit, dict(sel), None, STAGES[CHOSEN:LATER])
+
+    def _chosen(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
+                ) -> tuple[dict[str, str], SelectionError | None]:
+        """The stages before the GPUs stage, kept per `key` (the explicit hardware, variant,
+        GPUs, strategy and task)."""
+        found = self.memo.get(("chosen", *key), MISS)
+        if found is MISS:
+            sel, error = kept(self.memo, ("hardware_stage", *key[:3]), self._run_stages,
+                              explicit, {}, None, STAGES[:1])
+            if error is None:
+                sel, error = self._run_stages(explicit, dict(sel), None, STAGES[1:CHOSEN])
+            found = self.memo[("chosen", *key)] = sel, error
+        return found
 
     def _run_stages(self, explicit: Mapping[str, str], sel: dict[str, str], focus: str | None,
                     stages: tuple[Any, ...]) -> tuple[dict[str, str], SelectionError | None]:

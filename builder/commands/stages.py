@@ -38,7 +38,7 @@ from .reasons import connector_reason, default_frontend, frontend_reason, nodes_
 if TYPE_CHECKING:
     from .resolver import Resolver
 
-__all__ = ["LATER", "PREFIX", "STAGES", "Stage", "exclusive_conflict", "stage_index"]
+__all__ = ["CHOSEN", "LATER", "PREFIX", "STAGES", "Stage", "exclusive_conflict", "stage_index"]
 
 Stage = Callable[["Resolver", Mapping[str, str], dict[str, str], "str | None"], None]
 """A stage: (resolver, explicit choices, the selection so far, the key being tried)."""
@@ -300,7 +300,10 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 """(the key a stage fills, the stage), in the order they run."""
 PREFIX = ("hardware", "variant", "strategy", TASK, GPUS)
 """The keys of the first stages; the later stages depend on them, not the reverse."""
-LATER = [key for key, _ in STAGES].index(GPUS) + 1
+CHOSEN = [key for key, _ in STAGES].index(GPUS)
+"""Index in `STAGES` of the GPUs stage, the last of the prefix (it fails only on GPUs asked
+for)."""
+LATER = CHOSEN + 1
 """Index in `STAGES` of the first stage after the prefix."""
 
 

@@ -73,6 +73,8 @@ def _prefix_option(r: Resolver, explicit: Mapping[str, str], selection: Mapping[
                   if key == "strategy" else r.task_reason(sel, value))
         if reason is not None:
             return reason
+    elif not later:
+        return r.prefix_reason(wanted)
     else:
         try:
             sel = r.prefix(wanted)
