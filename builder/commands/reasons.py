@@ -6,7 +6,7 @@ them (`resolver.py`) and keeps their answers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from ..hardware_keys import most_specific
 from ..types import Data
@@ -15,7 +15,7 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
-from .compose import size_override, sizing_args
+from .compose import Context, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
 from .fit import fit_refusal
 from .offering import label
@@ -31,20 +31,22 @@ AVAILABLE = ("verified", "supported", "experimental")
 
 
 def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
-               gpus: int | None = None) -> str | None:
+               gpus: int | None = None, ctx: Context | None = None) -> str | None:
     """Why the variant does not fit the GPUs a single-node strategy gives it (`gpus` asked
     for, else what the layout uses), by the fit rule (`fit.py`); None when it fits, when
     the recipe has no memory facts, when the recipe sets single-node Tensor Parallel's size
-    itself, and for other deploy types."""
+    itself, and for other deploy types. `ctx`: the context of that selection, when the
+    caller keeps one (its plan is then worked out once for this and the command's size)."""
     strategy = catalog["strategies"][strategy_id]
     deploy = deploy_type(strategy)
     if not recipe.get("facts") or not deploy.one_node or not deploy.weights_on_one_node:
         return None
-    sel = {"hardware": hw_id, "variant": variant_id, "strategy": strategy_id,
-           **({GPUS: str(gpus)} if gpus else {})}
-    ctx = context(catalog, recipe, sel)
+    if ctx is None:
+        ctx = context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                        "strategy": strategy_id,
+                                        **({GPUS: str(gpus)} if gpus else {})})
     if ctx.auto_fit:
-        if size_override(ctx) is not None:
+        if size_override(ctx) is not None or ctx.plan is not None:
             return None
         return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
                            gpus or ctx.hw["gpu_count"])
@@ -105,10 +107,12 @@ def strategy_hardware_reason(catalog: Data, recipe: Data, hw_id: str, strategy_i
 
 
 def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
-                            strategy_id: str, gpus: int | None = None) -> str | None:
+                            strategy_id: str, gpus: int | None = None,
+                            fit: Callable[[], str | None] | None = None) -> str | None:
     """`strategy_reason`'s checks of the variant, once `strategy_hardware_reason` has none:
     its memory (one node, or the fit rule on the GPUs asked for), the deploy type's own
-    rule, `gpus` on a strategy that sizes itself by nodes, the nodes it needs."""
+    rule, `gpus` on a strategy that sizes itself by nodes, the nodes it needs. `fit`: the
+    fit rule's answer (`fit_reason`), when the caller keeps it."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
@@ -118,7 +122,8 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
-    problem = fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
+    problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
+               if fit is None else fit())
     if problem:
         return problem
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SelectionError
 from ..vocabulary import OFF, ON, feature_label
-from .deploy_types import context, deploy_type
+from .deploy_types import deploy_type
 from .fit import most_gpus
 from .kv_offload import KV_OFFLOAD
 from .offering import label, recipe_support
@@ -123,7 +123,8 @@ def pick_strategy(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     hw_name = r.catalog["hardware"][hw_id]["display_name"]
     variant = r.recipe["variants"][variant_id]
     refusal = next((reason for reason in (r.fit_reason(hw_id, variant_id, s, gpus)
-                                          for s in r.strategies) if reason), None)
+                                          for s in r.strategies) if reason),
+                   None) if r.has_facts else None  # without facts the fit rule refuses none
     if refusal is not None:
         raise SelectionError(GPUS if gpus is not None else "hardware", refusal)
     raise SelectionError("hardware", f"no serving strategy of this recipe serves "
@@ -143,16 +144,16 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
             raise SelectionError(GPUS, f"{strategy['display_name']} sizes itself by nodes; "
                                        "gpus= is for single-node strategies")
         return
-    hw = r.catalog["hardware"][sel["hardware"]]
+    hw_id, variant_id, sid = sel["hardware"], sel["variant"], sel["strategy"]
+    hw = r.catalog["hardware"][hw_id]
     if wanted is None:
-        size, _ = context(r.catalog, r.recipe, sel).parallel_size()
+        size, _ = r.context(hw_id, variant_id, sid, None).parallel_size()
         sel[GPUS] = str(size)
         return
     most = most_gpus(hw)
     if int(wanted) > most:
         raise SelectionError(GPUS, f"one {hw['display_name']} node holds at most {most} GPUs")
-    ctx = context(r.catalog, r.recipe, {**sel, GPUS: wanted})
-    size, _ = ctx.parallel_size()
+    size, _ = r.context(hw_id, variant_id, sid, wanted).parallel_size()
     if int(wanted) % size:
         raise SelectionError(GPUS, (
             f"{wanted} GPUs do not split into tensor-parallel groups of {size}; pick a "
