@@ -22,9 +22,9 @@ from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
-__all__ = ["connector_reason", "default_frontend", "feature_reason", "fit_reason",
-           "frontend_reason", "mode_reason", "nodes_reason", "opt_in", "strategy_hardware_reason",
-           "strategy_reason", "strategy_variant_reason"]
+__all__ = ["asked_nodes", "connector_reason", "default_frontend", "feature_reason", "fit_reason",
+           "frontend_reason", "gpus_nodes_reason", "mode_reason", "nodes_reason", "opt_in",
+           "strategy_hardware_reason", "strategy_reason", "strategy_variant_reason"]
 
 AVAILABLE = ("verified", "supported", "experimental")
 """Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
@@ -129,8 +129,11 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
-    if gpus is not None and (not deploy.one_node or deploy.omni):
+    if gpus is not None and deploy.omni:
         return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
+    if gpus is not None and not deploy.one_node and gpus % hw["gpu_count"]:
+        return (f"{name} runs on whole {hw_name} nodes of {hw['gpu_count']} GPUs; gpus= "
+                f"asks for a multiple of {hw['gpu_count']}")
     if deploy.one_node:
         return None
     low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
@@ -195,6 +198,28 @@ def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int
         return (f"{label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
                 f"least {low} {hw['display_name']} nodes ({node_memory_gb(hw)} GB each)")
     return f"{name} here runs on {low} to {high} nodes"
+
+
+def asked_nodes(catalog: Data, sel: Mapping[str, str], explicit: Mapping[str, str]
+                ) -> int | None:
+    """The nodes the GPUs asked for (`gpus=`) span under a multi-node strategy (whole nodes
+    of the hardware's `gpu_count`, which `strategy_reason` checks); None when no GPUs are
+    asked for or the strategy runs on one node."""
+    wanted = explicit.get(GPUS)
+    if wanted is None or deploy_type(catalog["strategies"][sel["strategy"]]).one_node:
+        return None
+    return int(wanted) // catalog["hardware"][sel["hardware"]]["gpu_count"]
+
+
+def gpus_nodes_reason(catalog: Data, sel: Mapping[str, str], explicit: Mapping[str, str],
+                      nodes: int) -> str | None:
+    """Why `nodes` nodes cannot be picked beside the GPUs asked for (`asked_nodes`)."""
+    asked = asked_nodes(catalog, sel, explicit)
+    if asked is None or asked == nodes:
+        return None
+    return (f"gpus={explicit[GPUS]} spans {asked} node{'s' if asked > 1 else ''} of "
+            f"{catalog['hardware'][sel['hardware']]['gpu_count']} GPUs; pick nodes={asked} or "
+            "leave gpus= out")
 
 
 def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],

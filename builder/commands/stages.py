@@ -9,8 +9,10 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
     strategy    the explicit one if it serves them, else the recipe's first that does
     task        a vLLM-Omni recipe's task: the explicit one, else the first that fits
     gpus        single-node strategies: the explicit count (at most the node's, a multiple of
-                the command's parallel size), else the size the command uses (`compose.py`)
-    nodes       the explicit count, else the fewest the strategy runs on
+                the command's parallel size), else the size the command uses (`compose.py`);
+                multi-node strategies: whole nodes of GPUs, as many as the strategy runs on
+    nodes       the explicit count, else the nodes the GPUs asked for span, else the fewest
+                the strategy runs on
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
     kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
     features    each feature: explicit, or its default (a variant's mode, opt-in, on), then
@@ -33,7 +35,15 @@ from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
 from .query import GPUS, node_range
-from .reasons import connector_reason, default_frontend, frontend_reason, nodes_reason, opt_in
+from .reasons import (
+    asked_nodes,
+    connector_reason,
+    default_frontend,
+    frontend_reason,
+    gpus_nodes_reason,
+    nodes_reason,
+    opt_in,
+)
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -135,14 +145,23 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
               focus: str | None) -> None:
     """Single-node strategies: the GPUs asked for, if the node holds that many and they
     split into the command's parallel groups; else what the command uses by default (the
-    fit rule's size, the recipe's, or the node)."""
+    fit rule's size, the recipe's, or the node). Multi-node strategies: GPUs asked for are
+    whole nodes (`strategy_reason` checks), as many as the strategy can run on; the nodes
+    stage counts them (`asked_nodes`), and the selection keeps the nodes, not the GPUs."""
     strategy = r.catalog["strategies"][sel["strategy"]]
     deploy = deploy_type(strategy)
     wanted = explicit.get(GPUS)
-    if not deploy.one_node or deploy.omni:
+    if deploy.omni:
         if wanted is not None:
             raise SelectionError(GPUS, f"{strategy['display_name']} sizes itself by nodes; "
                                        "gpus= is for single-node strategies")
+        return
+    if not deploy.one_node:
+        nodes = asked_nodes(r.catalog, sel, explicit)
+        problem = nodes_reason(r.catalog, r.recipe, sel, nodes) if nodes is not None else None
+        if problem:
+            raise SelectionError(GPUS, f"gpus={wanted} spans {nodes} node"
+                                       f"{'s' if nodes != 1 else ''}: {problem}")
         return
     hw_id, variant_id, sid = sel["hardware"], sel["variant"], sel["strategy"]
     hw = r.catalog["hardware"][hw_id]
@@ -164,8 +183,10 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
 def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
                focus: str | None) -> None:
     low, _ = node_range(r.catalog, r.recipe, sel)
-    nodes = int(explicit.get("nodes", low))
-    problem = nodes_reason(r.catalog, r.recipe, sel, nodes)
+    wanted = explicit.get("nodes")
+    nodes = int(wanted) if wanted is not None else asked_nodes(r.catalog, sel, explicit) or low
+    problem = (gpus_nodes_reason(r.catalog, sel, explicit, nodes)
+               or nodes_reason(r.catalog, r.recipe, sel, nodes))
     if problem:
         raise SelectionError("nodes", problem)
     sel["nodes"] = str(nodes)
