@@ -40,29 +40,27 @@ class Resolver(Answers):
         dict), or SelectionError. Kept in three steps: the hardware stage per explicit
         hardware, variant and GPUs; the strategy and task stages per explicit value of those
         and the strategy and task; the GPUs stage on top."""
+        sel, error = self._kept_prefix(explicit)
+        if error is not None:
+            raise SelectionError(error.key, error.reason)
+        return dict(sel)
+
+    def _kept_prefix(self, explicit: Mapping[str, str]
+                     ) -> tuple[dict[str, str], SelectionError | None]:
         get = explicit.get
         key = ("prefix", get("hardware"), get("variant"), get(GPUS), get("strategy"), get(TASK))
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = self._prefix(explicit, key[1:])
-        sel, error = found
-        if error is not None:
-            raise SelectionError(error.key, error.reason)
-        return dict(sel)
+        return found
 
     def prefix_reason(self, explicit: Mapping[str, str]) -> str | None:
         """Why `prefix(explicit)` fails (None when it resolves). The GPUs stage fails only
         on GPUs asked for, so without them it is not run (the availability pass asks this
         of every hardware, variant, strategy and task)."""
-        if GPUS in explicit:
-            try:
-                self.prefix(explicit)
-            except SelectionError as error:
-                return error.reason
-            return None
         get = explicit.get
-        _, error = self._chosen(explicit, (get("hardware"), get("variant"), None,
-                                           get("strategy"), get(TASK)))
+        _, error = (self._kept_prefix(explicit) if GPUS in explicit else self._chosen(
+            explicit, (get("hardware"), get("variant"), None, get("strategy"), get(TASK))))
         return error.reason if error is not None else None
 
     def _prefix(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
