@@ -117,13 +117,28 @@ def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
             raise SelectionError(key, f"this recipe is not offered on "
                                       f"{catalog['hardware'][value]['display_name']}; it is "
                                       f"offered on {names}")
+        if key == GPUS and value not in valid[key] and _whole_nodes(catalog, valid, value):
+            explicit[key] = value
+            continue
         if value not in valid[key]:
             raise SelectionError(
                 key, f"unknown value {quoted(value)}; valid values: {', '.join(valid[key])}"
+                + (f", or whole nodes of a multi-node strategy (up to {MAX_NODES} nodes)"
+                   if key == GPUS else "")
             )
         explicit[key] = value
     return explicit
 
+
+
+def _whole_nodes(catalog: Data, valid: Mapping[str, list[str]], value: str) -> bool:
+    """`value` is a GPU count past one node's that multi-node strategies may ask for: whole
+    nodes of some offered hardware, at most `MAX_NODES` of them (the stages check the rest)."""
+    if not value.isdigit() or value.startswith("0"):
+        return False
+    count = int(value)
+    return any(count % hw["gpu_count"] == 0 and count // hw["gpu_count"] <= MAX_NODES
+               for hw in (catalog["hardware"][h] for h in valid["hardware"]))
 
 
 def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tuple[int, int]:
