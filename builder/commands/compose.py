@@ -46,6 +46,7 @@ from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
 from .fit import NO_ESTIMATE, fit_plan
 from .kv_offload import offload_parts
+from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
@@ -369,6 +370,7 @@ def serve_command(
 ) -> Command:
     """A `vllm serve` command of `role`; its Docker form is added by `docker.py`."""
     full_env = ctx.env() if env is None else env
+    args = half_precision(args, ctx.hw)
     argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
     command = tool_command(role, argv, label=label or role, env=full_env.values(), port=port,
                            head_len=3)
