@@ -16,7 +16,9 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    most specific matching `hardware_overrides` entry, applied by the same rule as every other
    layer; then the KV offload tier (`kv_offload.py`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
-5. the frontend's environment.
+5. the frontend's environment;
+6. on an NVIDIA GPU without BF16 (T4), `--dtype half` (`legacy_gpus.half_precision`, applied
+   to every `vllm serve` by `serve_command`).
 
 Parallel size: an override's `parallel_size` (the last one in the order above that applies,
 see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for

@@ -25,7 +25,8 @@ What vLLM 0.33.0 says, each fact with where it says it:
   Blackwell-only by `vocabulary.PRECISION_HARDWARE`.
 - Attention below 8.0 is the Triton backend (FlashAttention needs 8.0; FlashInfer is held at
   8.0 in 0.33.0), which refuses an FP8 KV cache below 8.9 (`FP8_KV_FROM`, v1/attention/backends/
-  triton_attn.py): `kv_cache_reason` says so for a command that sets one.
+  triton_attn.py): a variant whose own `extra_args` set one is refused there
+  (`kv_cache_reason`; tests/test_legacy_gpus.py checks that no T4 command keeps one).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import re
 
 from ..arglist import ArgList
-from ..types import Data
+from ..types import Data, Origin
 from ..vllm_release import VLLM_VERSION
 
 __all__ = ["BF16_FROM", "FLOAT16_REFUSED", "FP8_KV_FROM", "PRECISION_FROM", "RUNS_FROM",
@@ -55,6 +56,8 @@ FLOAT16_REFUSED: tuple[tuple[str, str], ...] = (
     (r"^(THUDM|zai-org)/GLM-4-.*-0414$", "glm4"),
 )
 """Model ids (regular expressions) whose config.json `model_type` vLLM refuses float16 for."""
+_ORIGIN: Origin = {"file": "builder/commands/legacy_gpus.py", "path": "the variant's extra_args",
+           "layer": "variant"}
 _HALF = frozenset({"half", "float16", "float", "float32"})
 """`--dtype` values that already run without BF16."""
 
@@ -99,9 +102,13 @@ def variant_reason(recipe: Data, variant_id: str, hw: Data) -> str | None:
     variant = recipe["variants"][variant_id]
     floor = PRECISION_FROM.get(str(variant.get("precision")))
     if floor is not None and cc < floor:
-        label = variant.get("label") or variant_id
-        return (f"{label} ({variant['precision']}) needs compute capability {_version(floor)} "
-                f"in vLLM {VLLM_VERSION}; {name} has {here}")
+        return (f"{variant.get('label') or variant_id} ({variant['precision']}) needs compute "
+                f"capability {_version(floor)} in vLLM {VLLM_VERSION}; {name} has {here}")
+    own = ArgList()
+    own.extend(variant.get("extra_args") or [], _ORIGIN)
+    kv = kv_cache_reason(own, hw)
+    if kv:
+        return f"{variant.get('label') or variant_id}: {kv}"
     model_type = _model_type_refused(recipe)
     if model_type:
         return (f"{name} (compute capability {here}) has no BF16 and vLLM {VLLM_VERSION} "
@@ -116,17 +123,18 @@ def half_precision(args: ArgList, hw: Data) -> ArgList:
     if cc is None or cc >= BF16_FROM:
         return args
     name, here = hw["display_name"], _version(cc)
-    origin = {"file": "builder/commands/legacy_gpus.py", "layer": "builder",
+    origin: Origin = {"file": "builder/commands/legacy_gpus.py", "layer": "builder",
               "path": (f"{name} (compute capability {here}) has no BF16: vLLM "
                        f"{VLLM_VERSION} runs float16 (BF16 needs {_version(BF16_FROM)})")}
-    dtype = args.get("--dtype")
-    kv = args.get("--kv-cache-dtype")
-    if (dtype and dtype[0] in _HALF) and not (kv and kv[0] == "bfloat16"):
+    dtype, kv = args.get("--dtype"), args.get("--kv-cache-dtype")
+    half = dtype is not None and dtype[0] in _HALF
+    bf16_cache = kv is not None and kv[0] == "bfloat16"
+    if half and not bf16_cache:
         return args
     args = args.copy()
-    if not (dtype and dtype[0] in _HALF):
+    if not half:
         args.set(origin, "--dtype", "half")
-    if kv and kv[0] == "bfloat16":
+    if bf16_cache:
         args.set(origin, "--kv-cache-dtype", "float16")
     return args
 
