@@ -2,10 +2,11 @@
 
 A T4 (compute capability 7.5) runs vLLM 0.33.0 without BF16: every command there says
 `--dtype half`, and what vLLM refuses there (MXFP4, an FP8 KV cache, float16 for Gemma 3) is
-refused with the reason. A V100 (7.0) runs no vLLM 0.33.0 at all: every selection of it is one
-line and exit 2 in the CLI, and the same text in a page's notice. Before this change `t4` and
-`v100` were unknown values. vLLM's own parser checks the T4 commands with every other
-published command (tests/vllm_parser/test_published_commands.py renders every hardware).
+refused with the reason. A V100 (7.0) runs no vLLM 0.33.0 at all: no page offers it, and
+every selection of it is one line and exit 2 in the CLI, and the same text in a page's
+notice. Before this change `t4` and `v100` were unknown values. vLLM's own parser checks the
+T4 commands with every other published command (tests/vllm_parser/test_published_commands.py
+renders every hardware).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from builder import SelectionError, build, resolve
+from builder.commands.query import choices
 from builder.views.widget import page_state
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
 from tests.test_detect import run as detect_run
@@ -147,6 +149,7 @@ def test_no_recipe_runs_on_a_v100(hw_id: str, name: str) -> None:
         with pytest.raises(SelectionError) as refused:
             resolve(catalog, recipe, {"hardware": hw_id})
         assert refused.value.key == "hardware" and refused.value.reason == reason, hf_id
+        assert hw_id not in choices(catalog, recipe)["hardware"], hf_id  # no pill
     out = cli("Qwen/Qwen3-8B", f"hardware={hw_id}")
     assert (out.returncode, out.stdout, out.stderr) == (2, "", f"hardware: {reason}\n")
     state = page_state(catalog, builder_recipe("Qwen/Qwen3-8B"), {"hardware": hw_id})
