@@ -55,7 +55,9 @@ FLOAT16_REFUSED: tuple[tuple[str, str], ...] = (
     (r"^google/gemma-2-", "gemma2"),
     (r"^(THUDM|zai-org)/GLM-4-.*-0414$", "glm4"),
 )
-"""Model ids (regular expressions) whose config.json `model_type` vLLM refuses float16 for."""
+"""Model ids (regular expressions) whose config.json `model_type` vLLM refuses float16 for:
+Gemma 3 4B/12B/27B and TranslateGemma (built on Gemma 3) are `Gemma3ForConditionalGeneration`,
+model type gemma3 (Gemma 3n and Gemma 4 are other model types; zai-org/glm-4-9b-hf is `glm`)."""
 _ORIGIN: Origin = {"file": "builder/commands/legacy_gpus.py", "path": "the variant's extra_args",
            "layer": "variant"}
 _HALF = frozenset({"half", "float16", "float", "float32"})
