@@ -117,8 +117,10 @@ def test_qwen3_8b_does_not_fit_one_t4() -> None:
 
 
 @pytest.mark.parametrize(("hf_id", "query", "reason"), [
-    ("openai/gpt-oss-20b", [], "no checkpoint of this recipe runs on T4: MXFP4 (mxfp4) needs "
-     "compute capability 8.0 in vLLM 0.33.0; T4 has 7.5"),
+    ("openai/gpt-oss-20b", [], "no checkpoint of this recipe runs on T4: MXFP4: vLLM 0.33.0 "
+     "runs MXFP4 checkpoints from compute capability 8.0; T4 has 7.5"),
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", ["variant=fp8"], "FP8: vLLM 0.33.0 runs ModelOpt FP8 "
+     "checkpoints from compute capability 8.0; T4 has 7.5; it runs on "),
     ("google/gemma-3-4b-it", [], "no checkpoint of this recipe runs on T4: T4 (compute "
      "capability 7.5) has no BF16 and vLLM 0.33.0 refuses float16 for model type gemma3 "
      "(numerical instability)"),

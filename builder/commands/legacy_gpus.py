@@ -20,9 +20,10 @@ What vLLM 0.33.0 says, each fact with where it says it:
   BF16 vLLM would fall back to float32 at twice the memory, which the fit rule does not size, so
   those recipes are refused there (`FLOAT16_REFUSED`).
 - Quantization methods whose floor is above 7.5 (`get_min_capability`): MXFP4 (`Mxfp4Config`,
-  80) and ModelOpt MXFP8 (80) (`PRECISION_FROM`). FP8 checkpoints run from 7.5 (weight-only FP8
-  Marlin: `Fp8Config.get_min_capability` 75, `is_fp8_marlin_supported`); NVFP4 and FP4 stay
-  Blackwell-only by `vocabulary.PRECISION_HARDWARE`.
+  80), ModelOpt MXFP8 and ModelOpt FP8 (80) (`CHECKPOINT_FROM`). Other FP8 checkpoints run from
+  7.5 as weight-only FP8 Marlin (`Fp8Config.get_min_capability` 75, `is_fp8_marlin_supported`;
+  compressed-tensors falls back to `CompressedTensorsW8A16Fp8`, "turing and up"); NVFP4 and FP4
+  stay Blackwell-only by `vocabulary.PRECISION_HARDWARE`.
 - Attention below 8.0 is the Triton backend (FlashAttention needs 8.0; FlashInfer is held at
   8.0 in 0.33.0), which refuses an FP8 KV cache below 8.9 (`FP8_KV_FROM`, v1/attention/backends/
   triton_attn.py): a variant whose own `extra_args` set one is refused there
@@ -37,7 +38,7 @@ from ..arglist import ArgList
 from ..types import Data, Origin
 from ..vllm_release import VLLM_VERSION
 
-__all__ = ["BF16_FROM", "FLOAT16_REFUSED", "FP8_KV_FROM", "PRECISION_FROM", "RUNS_FROM",
+__all__ = ["BF16_FROM", "CHECKPOINT_FROM", "FLOAT16_REFUSED", "FP8_KV_FROM", "RUNS_FROM",
            "compute_capability", "half_precision", "hardware_reason", "kv_cache_reason",
            "variant_reason"]
 
@@ -47,9 +48,18 @@ BF16_FROM = 80
 """The lowest compute capability vLLM runs BF16 on (8.0, Ampere)."""
 FP8_KV_FROM = 89
 """The lowest compute capability the Triton attention backend keeps an FP8 KV cache on."""
-PRECISION_FROM: dict[str, int] = {"mxfp4": 80, "mxfp8": 80, "mxfp4+mxfp8": 80}
-"""Variant precisions whose vLLM quantization method needs a higher compute capability than
-vLLM itself (`get_min_capability` of the method)."""
+CHECKPOINT_FROM: tuple[tuple[str, str, str, int], ...] = (
+    ("mxfp4", "", "MXFP4", 80),
+    ("mxfp4+mxfp8", "", "MXFP4", 80),
+    ("mxfp8", "", "MXFP8", 80),
+    ("fp8", r"^nvidia/", "ModelOpt FP8", 80),
+)
+"""(variant precision, checkpoint id pattern, what vLLM loads it as, lowest compute capability):
+checkpoints whose vLLM quantization method starts above vLLM's own floor (the method's
+`get_min_capability`: `Mxfp4Config`, `ModelOptMxFp8Config` and `ModelOptFp8Config` say 80).
+NVIDIA's own FP8 checkpoints are ModelOpt exports (`hf_quant_config.json` with `quant_algo`
+FP8, e.g. aiconfigurator-core 0.12.0's copy of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8's),
+which vLLM loads as `modelopt`."""
 FLOAT16_REFUSED: tuple[tuple[str, str], ...] = (
     (r"^google/(translate)?gemma-3-", "gemma3"),
     (r"^google/gemma-2-", "gemma2"),
@@ -102,15 +112,17 @@ def variant_reason(recipe: Data, variant_id: str, hw: Data) -> str | None:
         return refused
     name, here = hw["display_name"], _version(cc)
     variant = recipe["variants"][variant_id]
-    floor = PRECISION_FROM.get(str(variant.get("precision")))
-    if floor is not None and cc < floor:
-        return (f"{variant.get('label') or variant_id} ({variant['precision']}) needs compute "
-                f"capability {_version(floor)} in vLLM {VLLM_VERSION}; {name} has {here}")
+    label = variant.get("label") or variant_id
+    checkpoint = str(variant.get("model_id") or (recipe.get("model") or {}).get("model_id", ""))
+    for precision, pattern, what, floor in CHECKPOINT_FROM:
+        if variant.get("precision") == precision and re.search(pattern, checkpoint) and cc < floor:
+            return (f"{label}: vLLM {VLLM_VERSION} runs {what} checkpoints from compute "
+                    f"capability {_version(floor)}; {name} has {here}")
     own = ArgList()
     own.extend(variant.get("extra_args") or [], _ORIGIN)
     kv = kv_cache_reason(own, hw)
     if kv:
-        return f"{variant.get('label') or variant_id}: {kv}"
+        return f"{label}: {kv}"
     model_type = _model_type_refused(recipe)
     if model_type:
         return (f"{name} (compute capability {here}) has no BF16 and vLLM {VLLM_VERSION} "
