@@ -33,6 +33,7 @@ from .compose import Context
 from .deploy_types import deploy_type
 from .fit import most_gpus
 from .kv_offload import KV_OFFLOAD
+from .legacy_gpus import hardware_reason
 from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
@@ -115,10 +116,11 @@ def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
             variant_id = first
         if variant_id is None:
             support = recipe_support(recipe, hw_id, hardware[hw_id])
-            raise SelectionError("hardware", (
-                f"this recipe is not offered on {hardware[hw_id]['display_name']}"
-                if support is None else f"no checkpoint of this recipe runs on "
-                f"{hardware[hw_id]['display_name']}"))
+            name = hardware[hw_id]["display_name"]
+            why = r.variant_reason(next(iter(variants)), hw_id)
+            raise SelectionError("hardware", hardware_reason(hardware[hw_id]) or (
+                f"this recipe is not offered on {name}" if support is None
+                else f"no checkpoint of this recipe runs on {name}: {why}"))
     else:
         variant_id = variant_id or "default"
         hw_id = r.default_hardware(variant_id)
