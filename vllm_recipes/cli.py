@@ -38,7 +38,7 @@ from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
 
-from .api_contract import cli_document
+from .api_contract import cli_document, cli_dynamo_document
 from .catalogue import Catalogue
 from .cli_common import (
     CHECKOUT_ONLY,
@@ -69,11 +69,13 @@ from .errors import InvalidRecipe, UsageError
 __all__ = ["Answer", "UsageError", "answer", "load", "main", "tool_version"]
 
 def _list(catalogue: Catalogue, as_json: bool) -> int:
-    rows = catalogue.rows()
-    if as_json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    if as_json:  # /models.json without its links (model_index.py)
+        from .model_index import cli_models_document
+
+        document = cli_models_document(catalogue.catalog, catalogue.recipes.values())
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        for row in rows:
+        for row in catalogue.rows():
             suffix = f" (variant={row['variant']})" if "variant" in row else ""
             print(f"{row['hf_id']}\t{cut(row['title'], 200)}{suffix}")
     return 0
@@ -348,8 +350,9 @@ def dynamo_main(args: argparse.Namespace) -> int:
     except SelectionError as error:
         print(cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+    if args.json:  # the item of /<hf_id>/deployments.json for the selection
+        document = cli_dynamo_document(args.hf_id, result)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result["copy_text"])
     return 0

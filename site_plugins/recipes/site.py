@@ -57,6 +57,7 @@ from .pages import (
     relative_root,
     retired_page,
     selection_keys_html,
+    states_uri,
 )
 from .precompress import precompress_site
 from .renderings import render_recipe
@@ -168,8 +169,13 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     except SelectionError as error:
         return RecipeOutputs(hf_id, error=str(error))
 
-    def next_states(state: dict[str, Any]) -> dict[str, object]:
-        return neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
+    state_files: list[api.Endpoint] = []
+
+    def publish_states(model_id: str, state: dict[str, Any]) -> None:
+        """The page's states one click away, published beside it (`pages.widget_html`)."""
+        states = neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
+        state_files.append(api.publish(states_uri(model_id), "widget-states",
+                                       {"hf_id": model_id, **states}, base, compact=True))
 
     tree = renderings.trees["default"]
     dynamo = job.deployments
@@ -196,10 +202,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
           if dynamo else []),
     ]
     # Links inside pages are relative: the site works wherever it is deployed.
+    publish_states(hf_id, state)
     page = model_page(
         catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
         base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-        sections=sections, next_states=next_states(state),
+        sections=sections, states=True,
     )
     title = recipe["meta"]["title"]
     page_url = f"{job.site_url}{hf_id}/"
@@ -224,16 +231,21 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         state = page_state(catalog, recipe, {"variant": variant_id}, builder, rows,
                            base={"variant": variant_id})
         variant_result: Result = state["result"]  # type: ignore[assignment]
+        publish_states(model_id, state)
         variant_page = model_page(
             catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
             base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-            sections=sections, variant=view, next_states=next_states(state))
+            sections=sections, variant=view, states=True)
         own_url = f"{job.site_url}{model_id}/"
         variant_page.head = machine.head_html(recipe, variant_result,
                                               title=f"{title} ({label})", page_url=own_url)
         outputs.pages.append(variant_page)
         outputs.twins.append(_twin(job, model_id, f"{title} ({label})", variant_result,
                                    own_url, base + document.uri))
+    if job.out_dir:
+        outputs.written += write_files(Path(job.out_dir), state_files)
+    else:
+        outputs.endpoints += state_files
     return outputs
 
 
