@@ -19,17 +19,21 @@ Standard library only: the installed command line imports it.
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.commands.build import typed_selection
 from builder.commands.selection import node_memory_gb
 from builder.dynamo.targets import KEYS as DYNAMO_KEYS
-from builder.dynamo.targets import DynamoResult
 from builder.types import Result
+
+if TYPE_CHECKING:
+    from builder.diff.compare import Comparison
+    from builder.dynamo.targets import DynamoResult
 from builder.views.dynamo import url_key
 
 __all__ = ["API_VERSION", "CLI_ONLY", "LINKS", "LINK_MAPS", "SCHEMA_DIR", "SITE_ONLY",
-           "cli_document", "cli_dynamo_document", "dynamo_deployment", "finish",
+           "cli_diff_document", "cli_document", "cli_dynamo_document", "dynamo_deployment",
+           "finish",
            "hardware_profile", "recommended_command", "relative"]
 
 API_VERSION = 1
@@ -216,6 +220,14 @@ def cli_dynamo_document(hf_id: str, result: DynamoResult) -> Data:
     return {"api_version": API_VERSION, "hf_id": hf_id,
             "deployment": dynamo_deployment(result, combo),
             "unavailable": result["unavailable"]}
+
+
+def cli_diff_document(comparison: Comparison) -> Data:
+    """What `vllm-recipes diff … --json` prints: the comparison the page's "Compare your
+    command" box shows (`builder.diff.compare`), its `selection` typed as in
+    `recommended_command.selection`."""
+    return {"api_version": API_VERSION, **comparison,
+            "selection": typed_selection(comparison["selection"])}
 
 
 def relative(link: str, uri: str) -> str:

@@ -277,6 +277,33 @@ SCHEMAS: dict[str, Schema] = {
                                "targets": {"type": "array",
                                            "items": {"$ref": "#/$defs/deployment"}},
                                "performance": _OBJ, "settings": {}, "data": _OBJ})},
+    "cli-diff": {"description": "what `vllm-recipes diff HF_ID ... --command CMD --json` "
+                                "prints: the comparison the page's Compare box shows",
+                 **_strict({"api_version": {"const": API_VERSION}, "hf_id": _STR,
+                            "query": _STR_MAP,
+                            "selection": _COMMAND_PROPERTIES["selection"],
+                            "summary": _STR, "against": _STR, "role": _STR,
+                            "diff": _strict({
+                                "model": {"$ref": "#/$defs/value_diff"},
+                                "image": {"oneOf": [{"type": "null"},
+                                                    {"$ref": "#/$defs/value_diff"}]},
+                                "flags": {"type": "array",
+                                          "items": {"$ref": "#/$defs/value_diff"}},
+                                "env": {"type": "array",
+                                        "items": {"$ref": "#/$defs/value_diff"}},
+                                "counts": {"type": "object", "additionalProperties": _INT},
+                                "distance": {"type": "number"}, "summary": _STR})})},
+    "cli-upstream": {"description": "what `vllm-recipes upstream CHECKOUT --json` prints: "
+                                    "what changed in the public catalogue since each "
+                                    "recipe was ported",
+                     **_strict({"api_version": {"const": API_VERSION}, "checkout": _STR,
+                                "head": _NULL_STR,
+                                **{k: {"type": "array", "items": _STR_MAP} for k in (
+                                    "new", "removed", "retired_removed", "unknown")},
+                                "changed": {"type": "array", "items": _strict({
+                                    "hf_id": _STR, "path": _STR, "commits": _INT,
+                                    "changes": {"type": "object",
+                                                "additionalProperties": _STRINGS}})}})},
     "widget-states": {
         "description": "/<model_id>/states.json: what the model page's command builder shows "
                        "one click from the page's own selection (builder.views.widget."
@@ -298,7 +325,13 @@ SCHEMAS: dict[str, Schema] = {
 }
 """Kind → schema (without the shared `$defs`, which `published` adds)."""
 
-_DEFS: Schema = {"link": _LINK, "links": _LINKS, "block": _BLOCK, "deployment": _DEPLOYMENT}
+_VALUE_DIFF: Schema = _strict({
+    "key": _STR, "name": _STR,
+    "status": {"enum": ["equal", "changed", "added", "removed", "recipe_changed"]},
+    "kind": _STR, "recipe": _NULL_STR, "command": _NULL_STR,
+    "keys": {"type": "array", "items": {"$ref": "#/$defs/value_diff"}}})
+_DEFS: Schema = {"link": _LINK, "links": _LINKS, "block": _BLOCK, "deployment": _DEPLOYMENT,
+                 "value_diff": _VALUE_DIFF}
 
 
 def published(kind: str, schema: Schema | None = None) -> Schema:
