@@ -39,7 +39,7 @@ from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
 from vllm_recipes.history import changes, last_changed
 from vllm_recipes.loader import Catalog, load_catalog, recipe_sources
 
-from . import api, deployments, indexes, machine
+from . import api, deployments, indexes, machine, printable_js
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
@@ -472,6 +472,8 @@ class RecipesSite:
             else:
                 text(uri, source)
 
+        # The home page's notice escapes as Python's notices do (printable_js.py).
+        text(printable_js.URI, printable_js.printable_module())
         catalog = self.catalog.builder_catalog()
         joins = self.published.join(catalog, self.base, self.memo.joins)
         out_dir = "" if self.memo.serving else str(Path(config.site_dir).resolve())
