@@ -171,7 +171,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
 
     state_files: list[api.Endpoint] = []
 
-    def publish_states(model_id: str, state: dict[str, Any]) -> None:
+    def publish_states(model_id: str, state: Any) -> None:
         """The page's states one click away, published beside it (`pages.widget_html`)."""
         states = neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
         state_files.append(api.publish(states_uri(model_id), "widget-states",
