@@ -187,16 +187,20 @@ def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
     """The mount the page's JavaScript takes over, with the prerendered widget inside;
     `variant`: the variant a variant page starts from (the URL's keys override it);
     `states_json`: the site path of the page's states one click away (`states_uri`: the
-    `builder.views.widget.neighbours` of the prerendered state), which the page fetches as
-    soon as its script runs and shows on a click while its Python has not started. They are
-    not in the page: on the heaviest pages they were nine tenths of its HTML, and the first
-    paint, the command and the first click need none of them."""
+    `builder.views.widget.neighbours` of the prerendered state), which the page fetches while
+    it parses (a preload its script's fetch takes) and shows on a click while its Python has
+    not started. They are not in the page: on the heaviest pages they were nine tenths of its
+    HTML, and the first paint and the command need none of them."""
     start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'
              if variant is not None else "")
+    preload = ""
     if states_json is not None:
         start += f' data-states-json="{e(base + states_json)}"'
+        # Fetched while the page still parses: the script's fetch() takes this response.
+        preload = (f'<link rel="preload" href="{e(base + states_json)}" as="fetch" '
+                   'crossorigin="anonymous">')
     return (
-        f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
+        f'{preload}<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
         f'data-recipe-json="{e(base + hf_id)}.json"{start} '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
         f"{state_html}</div>"
