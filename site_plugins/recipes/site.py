@@ -472,8 +472,7 @@ class RecipesSite:
             else:
                 text(uri, source)
 
-        # The home page's notice escapes as Python's notices do (printable_js.py).
-        text(printable_js.URI, printable_js.printable_module())
+        text(printable_js.URI, printable_js.printable_module())  # the home page's notice
         catalog = self.catalog.builder_catalog()
         joins = self.published.join(catalog, self.base, self.memo.joins)
         out_dir = "" if self.memo.serving else str(Path(config.site_dir).resolve())
