@@ -473,7 +473,12 @@ class Mount {
     this.pending = pairs;
     this.pendingFrom = from;
     performance.mark("rb-request");
-    if (this.nextData === undefined) {
+    this.answer(seq, pairs, pill, from);
+  }
+
+  answer(seq, pairs, pill, from) {
+    const known = this.prerendered(pairs);
+    if (!known && this.nextData === undefined) {
       // The states one click away are still on their way: this click is likely among them.
       // Until they come, the pill says it is pending and Copy keeps the old command back.
       pill?.classList.add("rb-waiting");
@@ -483,11 +488,6 @@ class Mount {
       });
       return;
     }
-    this.answer(seq, pairs, pill, from);
-  }
-
-  answer(seq, pairs, pill, from) {
-    const known = this.prerendered(pairs);
     if (known) {
       this.paint(known, from);
       // A running Python hears of it all the same: it keeps the answer and works out the
