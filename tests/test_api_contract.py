@@ -473,6 +473,18 @@ def test_models_json_has_the_facets_of_every_model(built_site: BuiltSite) -> Non
 
 
 @pytest.mark.site
+def test_list_json_is_models_json_without_links(built_site: BuiltSite) -> None:
+    """`vllm-recipes --list --json` (found from the builder) is the built /models.json (found
+    from the files the site publishes) without its links: every row, every facet."""
+    site = json.loads((built_site.root / "models.json").read_text(encoding="utf-8"))
+    ours = cli_json("--list")
+    validator("cli-models").validate(ours)
+    assert ours == {"api_version": API_VERSION, "count": site["count"],
+                    "facets": site["facets"],
+                    "models": [without_links(row) for row in site["models"]]}
+
+
+@pytest.mark.site
 def test_which_models_run_on_one_h100_is_one_request(built_site: BuiltSite) -> None:
     index = json.loads((built_site.root / "hardware-index.json").read_text(encoding="utf-8"))
     assert list(index["hardware"]) == list(builder_catalog()["hardware"])
