@@ -31,6 +31,10 @@ import { askPython, python, startPythonWhenIdle } from "./builder-client.js";
 import { copyText, mount, onPage } from "./site.js";
 
 const COPIED_MS = 1500;
+// The states one click away of the pages seen lately in this tab (their states file's URL →
+// {parts, states}), the newest last.
+const STATES = new Map();
+const STATES_KEPT = 4;
 const SLOW_MS = 10_000;
 
 
@@ -183,8 +187,12 @@ class Mount {
       html: this.widget?.outerHTML ?? "",
       explicit: Object.fromEntries(this.explicit),
     };
-    this.nextData = undefined; // {parts, states} once fetched, null if there are none
-    this.nextLoad = this.loadNext();
+    // {parts, states} once fetched (at once for a page seen lately in this tab: Back to it
+    // through instant navigation paints its URL's state in the same task), null if none.
+    const states = this.element.dataset.statesJson;
+    this.statesURL = states ? new URL(states, location.href).href : "";
+    this.nextData = STATES.get(this.statesURL);
+    this.nextLoad = this.nextData === undefined ? this.loadNext() : Promise.resolve();
     this.barSeen = new Map(); // the elements the bar depends on -> on screen
     this.watchBar();
     const pairs = pairsFromURL();
@@ -211,16 +219,19 @@ class Mount {
   // builder.views.widget.neighbours of the prerendered state, from the page's states file:
   // sets nextData to {parts, states}, or to null when there is none or it cannot be read.
   async loadNext() {
-    const url = this.element.dataset.statesJson;
+    const url = this.statesURL;
     if (!url) {
       this.nextData = null;
       return;
     }
     try {
-      const response = await fetch(new URL(url, location.href));
+      const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const data = await response.json();
       this.nextData = data && data.states && Array.isArray(data.parts) ? data : null;
+      STATES.delete(url);
+      STATES.set(url, this.nextData);
+      if (STATES.size > STATES_KEPT) STATES.delete(STATES.keys().next().value);
     } catch (error) {
       console.error("recipe builder: the prerendered states could not be read:", error);
       this.nextData = null;
