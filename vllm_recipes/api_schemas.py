@@ -303,7 +303,8 @@ SCHEMAS: dict[str, Schema] = {
                                 "changed": {"type": "array", "items": _strict({
                                     "hf_id": _STR, "path": _STR, "commits": _INT,
                                     "changes": {"type": "object",
-                                                "additionalProperties": _STRINGS}})}})},
+                                                "additionalProperties": _STRINGS},
+                                    "now": _NULL_STR, "recorded": _NULL_STR})}})},
     "widget-states": {
         "description": "/<model_id>/states.json: what the model page's command builder shows "
                        "one click from the page's own selection (builder.views.widget."
