@@ -14,7 +14,7 @@ from __future__ import annotations
 from .errors import cut
 from .errors import printable as escaped
 
-__all__ = ["printable"]
+__all__ = ["printable", "unprintable_ranges"]
 
 
 def printable(text: str, limit: int) -> str:
@@ -25,3 +25,21 @@ def printable(text: str, limit: int) -> str:
         return ""
     shown = escaped(text[:limit + 1])
     return shown if len(shown) <= limit and len(text) <= limit else cut(shown, limit)
+
+
+def unprintable_ranges() -> list[tuple[int, int]]:
+    """The code points `printable` escapes, as (first, last) ranges in order: what a page
+    that repeats outside text without Python applies (the home page's notice, by the module
+    `site_plugins.recipes.printable_js` makes from these)."""
+    ranges: list[tuple[int, int]] = []
+    start = -1
+    for code in range(0x110000):
+        if not chr(code).isprintable():
+            if start < 0:
+                start = code
+        elif start >= 0:
+            ranges.append((start, code - 1))
+            start = -1
+    if start >= 0:
+        ranges.append((start, 0x10FFFF))
+    return ranges

@@ -29,8 +29,9 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
-from builder.commands.build import build
-from site_plugins.recipes import api
+from builder.commands.build import build, retired_reason
+from site_plugins.recipes import api, indexes
+from site_plugins.recipes.deployments import deployments_document
 from site_plugins.recipes.indexes import FEED_SIZE, feed_entries
 from site_plugins.recipes.renderings import render_recipe
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, catalog
@@ -42,11 +43,14 @@ from vllm_recipes.api_contract import (
     LINKS,
     SCHEMA_DIR,
     SITE_ONLY,
+    finish,
     relative,
 )
 from vllm_recipes.api_schemas import SCHEMAS, published
 from vllm_recipes.history import Change, changes
+from vllm_recipes.model_index import LINK_KEYS, cli_models_document
 from vllm_recipes_cli.cli import main as cli_main
+from vllm_recipes_cli.cli_common import dynamo_targets, load
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 MATRIX_RECIPES = (V4, "Qwen/Qwen-Image", "Qwen/Qwen3-8B", "BAAI/bge-m3")
@@ -58,6 +62,9 @@ COMPACT_ONLY_LEAVES = {"recommended_command.strategy_spec", "recommended_command
                        "recommended_command.fit.facts"}
 """What a per-selection file leaves out that the recipe's document (and the CLI) has (the
 fit's facts: a per-selection file names their file, `fit.facts_file`)."""
+CLI_KINDS = {"cli", "cli-models", "cli-dynamo", "cli-diff", "cli-upstream"}
+"""What `vllm-recipes --json`, `--list --json`, `--dynamo --json`, `diff --json` and
+`upstream --json` print (no site file has these shapes)."""
 NOT_API = {"schema.json", "serve.json"}
 """JSON files of the site that are not API documents: the recipe files' JSON Schema (a
 schema, as those under /api/v1/schema/ are) and `npx serve`'s configuration."""
@@ -138,7 +145,7 @@ def test_every_schema_is_a_valid_json_schema() -> None:
     for kind in SCHEMAS:
         validator(kind)
     assert {"recipe", "variant", "rendering", "pointer", "alias", "retired", "models",
-            "hardware-index", "taxonomy", "feed", "cli"} <= set(SCHEMAS)
+            "hardware-index", "taxonomy", "feed", *CLI_KINDS} <= set(SCHEMAS)
 
 
 @pytest.mark.parametrize("hf_id", MATRIX_RECIPES)
@@ -167,6 +174,56 @@ def test_cli_json_is_the_static_rendering_of_the_same_selection(hf_id: str) -> N
         assert site_only <= allowed_site, f"{uri}: {sorted(site_only - allowed_site)}"
         assert cli_only <= allowed_cli, f"{uri}: {sorted(cli_only - allowed_cli)}"
         compared += 1
+    assert compared >= 4
+
+
+RETIRED = "pfnet/plamo-2-translate"
+NEMOTRON = "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
+"""Its default variant (NVFP4, Blackwell only) has a model id of its own."""
+
+
+def without_links(row: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in row.items() if key not in LINK_KEYS}
+
+
+@pytest.mark.parametrize("hf_id", [*MATRIX_RECIPES, RETIRED, NEMOTRON])
+def test_list_json_rows_are_the_models_json_rows_without_links(hf_id: str) -> None:
+    """`vllm-recipes --list --json` finds where a model has a command from the builder's
+    resolver, the site from the files it publishes: the rows agree (the site's without its
+    `url` and `json`)."""
+    catalog_data, recipe = builder_catalog(), builder_recipe(hf_id)
+    reason = retired_reason(recipe)
+    if reason is not None:
+        site = [indexes.retired_row(recipe, reason, "/")]
+    else:
+        site = indexes.model_rows(recipe, render_recipe(catalog_data, recipe), "/")
+    cli = cli_models_document(catalog_data, [recipe])
+    validator("cli-models").validate(cli)
+    assert cli["models"] == [without_links(row) for row in site]
+    assert all(set(row) - set(cli_row) == set(LINK_KEYS)
+               for row, cli_row in zip(site, cli["models"], strict=True))
+    if hf_id in (V4, NEMOTRON):  # variants with their own ids, the default's among them
+        assert len(site) >= 2 and site[1]["variant"] == "default"
+
+
+def test_dynamo_json_is_the_deployments_json_item_of_the_selection() -> None:
+    """`vllm-recipes HF_ID --dynamo … --json` for every available combination is the
+    `targets` item of /<hf_id>/deployments.json without its `page` link."""
+    targets = dynamo_targets(ROOT / "recipes", load(ROOT / "recipes"))
+    compared = 0
+    for hf_id, data in targets.items():
+        site = deployments_document(hf_id, data, "/")
+        validator("deployments").validate(finish(site, f"{hf_id}/deployments.json",
+                                                 "deployments"))
+        for item in site["targets"]:
+            if not item["available"]:
+                continue
+            query = [f"{key}={item[key]}" for key in ("framework", "gpu", "topology")]
+            ours = cli_json(hf_id, "--dynamo", *query)
+            validator("cli-dynamo").validate(ours)
+            assert ours["deployment"] == {k: v for k, v in item.items() if k != "page"}
+            assert ours["api_version"] == API_VERSION and ours["hf_id"] == hf_id
+            compared += 1
     assert compared >= 4
 
 
@@ -303,7 +360,7 @@ def test_every_json_file_validates_against_the_schema_it_names(built_site: Built
             assert [line.partition("=")[0] for line in exports] == [
                 f"export {name}" for name in command["env"]], uri
             with_env += bool(command["env"])
-    assert set(kinds) == set(SCHEMAS) - {"cli"}, sorted(set(SCHEMAS) - set(kinds))
+    assert set(kinds) == set(SCHEMAS) - CLI_KINDS, sorted(set(SCHEMAS) - set(kinds))
     assert with_env > 3000  # (v0 left the environment out of 3,267 of 3,510 files)
     assert sum(kinds.values()) > 3000
 
@@ -420,6 +477,18 @@ def test_models_json_has_the_facets_of_every_model(built_site: BuiltSite) -> Non
 
 
 @pytest.mark.site
+def test_list_json_is_models_json_without_links(built_site: BuiltSite) -> None:
+    """`vllm-recipes --list --json` (found from the builder) is the built /models.json (found
+    from the files the site publishes) without its links: every row, every facet."""
+    site = json.loads((built_site.root / "models.json").read_text(encoding="utf-8"))
+    ours = cli_json("--list")
+    validator("cli-models").validate(ours)
+    assert ours == {"api_version": API_VERSION, "count": site["count"],
+                    "facets": site["facets"],
+                    "models": [without_links(row) for row in site["models"]]}
+
+
+@pytest.mark.site
 def test_which_models_run_on_one_h100_is_one_request(built_site: BuiltSite) -> None:
     index = json.loads((built_site.root / "hardware-index.json").read_text(encoding="utf-8"))
     assert list(index["hardware"]) == list(builder_catalog()["hardware"])
@@ -473,7 +542,8 @@ def api_examples() -> dict[str, str]:
 
 
 def test_the_api_page_has_one_example_per_endpoint() -> None:
-    assert set(api_examples()) == set(SCHEMAS)
+    # (`upstream --json` needs a checkout of the public catalogue: tests/test_upstream.py)
+    assert set(api_examples()) == set(SCHEMAS) - {"cli-upstream"}
 
 
 @pytest.mark.site

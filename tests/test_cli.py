@@ -97,9 +97,13 @@ def test_unknown_model_exits_2() -> None:
 def test_list_json_and_list_is_alone() -> None:
     out = run("--list", "--json")
     assert out.returncode == 0
-    rows = json.loads(out.stdout)
-    assert {"hf_id": "nvidia/DeepSeek-V4-Flash-NVFP4", "title": "DeepSeek-V4-Flash",
-            "recipe": "deepseek-ai/DeepSeek-V4-Flash", "variant": "nvfp4"} in rows
+    document = json.loads(out.stdout)
+    assert document["api_version"] == 1 and document["count"] == len(document["models"])
+    [row] = [r for r in document["models"] if r["hf_id"] == "nvidia/DeepSeek-V4-Flash-NVFP4"]
+    assert (row["title"], row["recipe"], row["variant"], row["precisions"]) == (
+        "DeepSeek-V4-Flash (NVFP4)", "deepseek-ai/DeepSeek-V4-Flash", "nvfp4", ["nvfp4"])
+    assert "b200" in row["hardware"] and "h200" not in row["hardware"]  # Blackwell only
+    assert "url" not in row and "json" not in row  # (the command line has no site)
     for args in (["--list", "deepseek-ai/DeepSeek-V4-Flash"], ["--list", "x", "hardware=h200"]):
         out = run(*args)
         assert out.returncode == 2 and out.stdout == ""

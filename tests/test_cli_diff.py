@@ -6,10 +6,13 @@ import json
 import subprocess
 import sys
 
+import jsonschema
 import pytest
 
 from builder import build
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe
+from vllm_recipes.api_contract import API_VERSION
+from vllm_recipes.api_schemas import published
 
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
 EXAMPLE = f"vllm serve {V41} --tensor-parallel-size 8"
@@ -45,7 +48,10 @@ def test_json_and_stdin_give_the_same_comparison() -> None:
     assert by_flag.returncode == by_stdin.returncode == 0
     data = json.loads(by_flag.stdout)
     assert data == json.loads(by_stdin.stdout)
+    jsonschema.Draft202012Validator(published("cli-diff")).validate(data)
+    assert data["api_version"] == API_VERSION
     assert data["selection"]["hardware"] == "h200" and data["role"] == "serve"
+    assert data["selection"]["nodes"] == 1  # typed, as in recommended_command.selection
     tp = next(f for f in data["diff"]["flags"] if f["key"] == "--tensor-parallel-size")
     assert (tp["status"], tp["recipe"], tp["command"]) == ("changed", "4", "8")
     assert data["diff"]["counts"]["removed"] == 7

@@ -566,8 +566,11 @@ def test_cli_prints_the_steps() -> None:
 def test_cli_json() -> None:
     out = run(HF_ID, "--dynamo", "gpu=h200", "--json")
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    assert result["selection"] == {"framework": "vllm", "gpu": "h200", "topology": "aggregated"}
+    document = json.loads(out.stdout)
+    assert document["api_version"] == 1 and document["hf_id"] == HF_ID
+    result = document["deployment"]  # the item of deployments.json's `targets`
+    assert {k: result[k] for k in ("framework", "gpu", "topology", "available")} == {
+        "framework": "vllm", "gpu": "h200", "topology": "aggregated", "available": True}
     assert result["target"]["frontend_service"] == "dsv41-flash-vllm-h200-agg-agentic-frontend"
     assert result["comparison"]["output_change_pct"] == 72
 

@@ -8,6 +8,7 @@ import posixpath
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -135,15 +136,22 @@ FIRST_SCREEN = ("Qwen/Qwen3-8B", "deepseek-ai/DeepSeek-V4.1-Flash",
                 "meta-llama/Llama-3.1-8B-Instruct")
 
 
+def states(site: BuiltSite, path: str, mount: Any) -> dict[str, Any]:
+    """The states file a page's builder mount names (a link relative to the page)."""
+    target = posixpath.normpath(posixpath.join(path, mount.attrs["data-states-json"]))
+    data: dict[str, Any] = json.loads((site.root / target).read_text(encoding="utf-8"))
+    return data
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("path", [*FIRST_SCREEN, "deepseek-ai/DeepSeek-V4.1-Flash-1017"])
 def test_the_states_one_click_away_are_the_builders(built_site: BuiltSite, path: str) -> None:
-    """Issue 25.6: the <template> the mount names holds, for each click of the widget, the
+    """Issue 25.6: the states file the mount names holds, for each click of the widget, the
     HTML CPython's page_state gives for that query (the page only looks it up)."""
     doc = page(built_site, path)
     mount = doc.find("div", "rb-mount")
-    template = doc.find("template", id=mount.attrs["data-next"])
-    data = json.loads(template.text)
+    data = states(built_site, path, mount)
+    assert data["hf_id"] == path
     hf_id = mount.attrs["data-hf-id"]
     base = json.loads(mount.attrs.get("data-base") or "[]")
     assert len(data["states"]) >= 10
@@ -166,7 +174,7 @@ def test_the_install_follows_the_picked_hardware(built_site: BuiltSite) -> None:
     rocm = "--extra-index-url https://wheels.vllm.ai/rocm/"
     [default] = doc.find_all("div", "rb-install")
     assert "uv pip install vllm==" in default.text and rocm not in default.text
-    data = json.loads(doc.find("template", id=mount.attrs["data-next"]).text)
+    data = states(built_site, "Qwen/Qwen3-8B", mount)
     [known] = [v for q, v in data["states"].items() if json.loads(q) == [["hardware", "mi300x"]]]
     html = "".join(part for item in known["html"] for part in (
         data["parts"][item[0]:item[1] + 1] if isinstance(item, list) else [data["parts"][item]]))

@@ -57,8 +57,9 @@ def test_the_cli_exits_2_with_the_reason_and_list_leaves_it_out() -> None:
     ids = [line.split("\t")[0] for line in listed.stdout.splitlines()]
     assert RETIRED not in ids
     assert "pfnet/plamo-3-nict-31b-base" in ids  # the other recipe of its provider stays
-    rows = json.loads(cli("--list", "--json").stdout)
-    assert RETIRED not in {row["hf_id"] for row in rows}
+    rows = {row["hf_id"]: row for row in json.loads(cli("--list", "--json").stdout)["models"]}
+    assert rows[RETIRED]["hardware"] == []  # as /models.json: listed, with why, no command
+    assert "vLLM 0.27 removed support" in rows[RETIRED]["retired"]["reason"]
 
 
 def test_every_retired_recipe_gives_a_reason() -> None:

@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
 from tests.recipes_data import RECIPES, ROOT, small_tree
+from vllm_recipes.api_contract import API_VERSION
+from vllm_recipes.api_schemas import published
 from vllm_recipes_cli.upstream import field_changes
 
 PUBLIC_QWEN = {
@@ -107,6 +110,8 @@ def test_a_new_a_removed_and_a_changed_model(tmp_path: Path, public: tuple[Path,
     assert "    variants: added variants.fp8.precision: fp8\n" in out
     assert "    strategies: added to compatible_strategies: multi_node_tp\n" in out
     report = json.loads(upstream(repo, tree, "--json").stdout)
+    jsonschema.Draft202012Validator(published("cli-upstream")).validate(report)
+    assert report["api_version"] == API_VERSION
     assert [row["model_id"] for row in report["new"]] == ["newco/New-1B"]
     assert [row["hf_id"] for row in report["removed"]] == ["google/gemma-4-E2B-it"]
     assert [c["hf_id"] for c in report["changed"]] == ["Qwen/Qwen3-8B"]

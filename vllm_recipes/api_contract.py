@@ -19,14 +19,22 @@ Standard library only: the installed command line imports it.
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.commands.build import typed_selection
 from builder.commands.selection import node_memory_gb
+from builder.dynamo.targets import KEYS as DYNAMO_KEYS
 from builder.types import Result
 
+if TYPE_CHECKING:
+    from builder.diff.compare import Comparison
+    from builder.dynamo.targets import DynamoResult
+from builder.views.dynamo import url_key
+
 __all__ = ["API_VERSION", "CLI_ONLY", "LINKS", "LINK_MAPS", "SCHEMA_DIR", "SITE_ONLY",
-           "cli_document", "finish", "hardware_profile", "recommended_command", "relative"]
+           "cli_diff_document", "cli_document", "cli_dynamo_document", "dynamo_deployment",
+           "finish",
+           "hardware_profile", "recommended_command", "relative"]
 
 API_VERSION = 1
 """Bumped by every change a script written against the previous version could trip on."""
@@ -180,6 +188,46 @@ def cli_document(catalog: Data, recipe: Data, result: Result, *, model_id: str,
         **({"recipe": hf_id, "variant": variant} if model_id != hf_id else {}),
         "recommended_command": command,
     }
+
+
+def dynamo_deployment(result: DynamoResult, combo: Data, page: str | None = None) -> Data:
+    """One NVIDIA Dynamo target's answer (`builder.dynamo.targets.build` for `combo`): an item
+    of `targets` in /<hf_id>/deployments.json (with its `page`), and what
+    `vllm-recipes HF_ID --dynamo … --json` prints under `deployment` (without)."""
+    measured = [{k: v for k, v in row.items() if k != "selected"}
+                for row in result["performance"] if row["selected"]]
+    return {
+        **combo,
+        "query": {url_key(key): value for key, value in result["selection"].items()},
+        **({"page": page} if page is not None else {}),
+        "summary": result["summary"],
+        "target": result["target"],
+        "steps": result["steps"],
+        "copy_text": result["copy_text"],
+        "prerequisites": result["prerequisites"],
+        "settings": result["settings"],
+        "performance": measured[0] if measured else None,
+        "comparison": result["comparison"],
+    }
+
+
+def cli_dynamo_document(hf_id: str, result: DynamoResult) -> Data:
+    """What `vllm-recipes HF_ID --dynamo … --json` prints: the site's item of the selection
+    (`dynamo_deployment`, with `available` and `reason` as in `targets`), and what only the
+    command line has: the values that cannot be picked next to the selection, with why."""
+    combo = {**{key: result["selection"][key] for key in DYNAMO_KEYS},
+             "available": True, "reason": None}
+    return {"api_version": API_VERSION, "hf_id": hf_id,
+            "deployment": dynamo_deployment(result, combo),
+            "unavailable": result["unavailable"]}
+
+
+def cli_diff_document(comparison: Comparison) -> Data:
+    """What `vllm-recipes diff … --json` prints: the comparison the page's "Compare your
+    command" box shows (`builder.diff.compare`), its `selection` typed as in
+    `recommended_command.selection`."""
+    return {"api_version": API_VERSION, **comparison,
+            "selection": typed_selection(comparison["selection"])}
 
 
 def relative(link: str, uri: str) -> str:

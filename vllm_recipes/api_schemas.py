@@ -133,6 +133,9 @@ _MODEL_ROW = _strict({
     "active_parameters_b", "variants", "precisions", "hardware", "fewest_gpus", "retired",
     "url", "json"])
 
+_FACETS = _strict({k: {"type": "object", "additionalProperties": _INT}
+                   for k in ("tasks", "precisions", "hardware", "provider")})
+
 _INDEX_ROW = _strict({
     "recipe": _STR, "variant": _STR, "model_id": _STR, "precision": _NULL_STR,
     "strategy": _STR, "nodes": {"type": "integer", "minimum": 1},
@@ -142,6 +145,35 @@ _INDEX_ROW = _strict({
     "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
 }, ["recipe", "variant", "model_id", "precision", "strategy", "nodes", "gpus", "summary",
     "json", "page"])
+
+_DEPLOYMENT = {
+    "type": "object",
+    "description": "one NVIDIA Dynamo framework × GPU × topology combination: when "
+                   "available, its target, steps and measured row (`page`: on the site only)",
+    "properties": {
+        "framework": _STR, "gpu": _STR, "topology": _STR, "available": {"type": "boolean"},
+        "reason": _NULL_STR, "query": _STR_MAP, "page": {"$ref": "#/$defs/link"},
+        "summary": _STR, "target": _OBJ, "steps": {"type": "array", "items": _strict({
+            "id": _STR, "title": _STR, "text": _STR, "commands": {"type": "array"},
+            "shell": _STR})},
+        "copy_text": _STR, "prerequisites": {"type": "array", "items": _STR_MAP},
+        "settings": {"type": ["object", "null"]}, "performance": {"type": ["object", "null"]},
+        "comparison": {"type": ["object", "null"]},
+    },
+    "required": ["framework", "gpu", "topology", "available", "reason", "query"],
+    "additionalProperties": False,
+    "if": {"properties": {"available": {"const": True}}},
+    "then": {"required": ["summary", "target", "steps", "copy_text", "prerequisites",
+                          "settings", "performance", "comparison"]},
+}
+
+
+def _without_links(schema: Schema) -> Schema:
+    """`schema` (an object's, strict) without the links into a site (`url`, `json`)."""
+    keep = {k: v for k, v in schema["properties"].items() if k not in ("url", "json")}
+    return {**schema, "properties": keep,
+            "required": [k for k in schema["required"] if k in keep]}
+
 
 SCHEMAS: dict[str, Schema] = {
     "recipe": {
@@ -181,12 +213,22 @@ SCHEMAS: dict[str, Schema] = {
                        "variant": _STR, "recommended_command": _command(_CLI)},
                       ["api_version", "hf_id", "recommended_command"])},
     "models": {"description": "/models.json: every model id, with facets, and their counts",
-               **_strict({**_HEAD, "count": _INT,
-                          "facets": _strict({k: {"type": "object",
-                                                 "additionalProperties": _INT}
-                                             for k in ("tasks", "precisions", "hardware",
-                                                       "provider")}),
+               **_strict({**_HEAD, "count": _INT, "facets": _FACETS,
                           "models": {"type": "array", "items": _MODEL_ROW}})},
+    "cli-models": {"description": "what `vllm-recipes --list --json` prints: /models.json "
+                                  "without its links (`$schema`, each row's `url` and `json`)",
+                   **_strict({"api_version": {"const": API_VERSION}, "count": _INT,
+                              "facets": _FACETS,
+                              "models": {"type": "array",
+                                         "items": _without_links(_MODEL_ROW)}})},
+    "cli-dynamo": {"description": "what `vllm-recipes HF_ID --dynamo ... --json` prints: the "
+                                  "item of /<hf_id>/deployments.json's `targets` for the "
+                                  "selection (without `page`), and the values that cannot be "
+                                  "picked next to it, with why",
+                   **_strict({"api_version": {"const": API_VERSION}, "hf_id": _STR,
+                              "deployment": {"$ref": "#/$defs/deployment"},
+                              "unavailable": {"type": "object",
+                                              "additionalProperties": _STR_MAP}})},
     "hardware-index": {
         "description": "/hardware-index.json: each hardware id, the models and variants "
                        "that run there",
@@ -236,8 +278,50 @@ SCHEMAS: dict[str, Schema] = {
     "deployments": {"description": "/<hf_id>/deployments.json: NVIDIA Dynamo targets",
                     **_strict({**_HEAD, "hf_id": _STR, "page": {"$ref": "#/$defs/link"},
                                "default": _OBJ, "recommended": {"type": ["object", "null"]},
-                               "targets": {"type": "array", "items": _OBJ},
+                               "targets": {"type": "array",
+                                           "items": {"$ref": "#/$defs/deployment"}},
                                "performance": _OBJ, "settings": {}, "data": _OBJ})},
+    "cli-diff": {"description": "what `vllm-recipes diff HF_ID ... --command CMD --json` "
+                                "prints: the comparison the page's Compare box shows",
+                 **_strict({"api_version": {"const": API_VERSION}, "hf_id": _STR,
+                            "query": _STR_MAP,
+                            "selection": _COMMAND_PROPERTIES["selection"],
+                            "summary": _STR, "against": _STR, "role": _STR,
+                            "diff": _strict({
+                                "model": {"$ref": "#/$defs/value_diff"},
+                                "image": {"oneOf": [{"type": "null"},
+                                                    {"$ref": "#/$defs/value_diff"}]},
+                                "flags": {"type": "array",
+                                          "items": {"$ref": "#/$defs/value_diff"}},
+                                "env": {"type": "array",
+                                        "items": {"$ref": "#/$defs/value_diff"}},
+                                "counts": {"type": "object", "additionalProperties": _INT},
+                                "distance": {"type": "number"}, "summary": _STR})})},
+    "cli-upstream": {"description": "what `vllm-recipes upstream CHECKOUT --json` prints: "
+                                    "what changed in the public catalogue since each "
+                                    "recipe was ported",
+                     **_strict({"api_version": {"const": API_VERSION}, "checkout": _STR,
+                                "head": _NULL_STR,
+                                **{k: {"type": "array", "items": _STR_MAP} for k in (
+                                    "new", "removed", "retired_removed", "unknown")},
+                                "changed": {"type": "array", "items": _strict({
+                                    "hf_id": _STR, "path": _STR, "commits": _INT,
+                                    "changes": {"type": "object",
+                                                "additionalProperties": _STRINGS},
+                                    "now": _NULL_STR, "recorded": _NULL_STR})}})},
+    "widget-states": {
+        "description": "/<model_id>/states.json: what the model page's command builder shows "
+                       "one click from the page's own selection (builder.views.widget."
+                       "neighbours), which the page fetches: `states` maps a click's query "
+                       "(JSON pairs) to its explicit selection and its HTML, each piece the "
+                       "index of a part or [first, last] of a run of parts. For the page: "
+                       "the HTML changes with the page",
+        **_strict({**_HEAD, "hf_id": _STR, "parts": _STRINGS, "states": {
+            "type": "object", "additionalProperties": _strict({
+                "explicit": _STR_MAP, "html": {"type": "array", "items": {
+                    "oneOf": [{"type": "integer", "minimum": 0},
+                              {"type": "array", "items": {"type": "integer", "minimum": 0},
+                               "minItems": 2, "maxItems": 2}]}}})}})},
     "configurations": {"description": "/configurations.json, /<hf_id>/configurations.json: "
                                       "published serving configurations",
                        **_strict({**_HEAD, "count": _INT, "sources": {"type": "array"},
@@ -246,7 +330,13 @@ SCHEMAS: dict[str, Schema] = {
 }
 """Kind → schema (without the shared `$defs`, which `published` adds)."""
 
-_DEFS: Schema = {"link": _LINK, "links": _LINKS, "block": _BLOCK}
+_VALUE_DIFF: Schema = _strict({
+    "key": _STR, "name": _STR,
+    "status": {"enum": ["equal", "changed", "added", "removed", "recipe_changed"]},
+    "kind": _STR, "recipe": _NULL_STR, "command": _NULL_STR,
+    "keys": {"type": "array", "items": {"$ref": "#/$defs/value_diff"}}})
+_DEFS: Schema = {"link": _LINK, "links": _LINKS, "block": _BLOCK, "deployment": _DEPLOYMENT,
+                 "value_diff": _VALUE_DIFF}
 
 
 def published(kind: str, schema: Schema | None = None) -> Schema:

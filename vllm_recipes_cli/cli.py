@@ -37,7 +37,7 @@ from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
 from builder.types import Result
-from vllm_recipes.api_contract import cli_document
+from vllm_recipes.api_contract import cli_document, cli_dynamo_document
 from vllm_recipes.catalogue import PACKAGED_SCHEMA, Catalogue
 
 from .cli_common import (
@@ -70,11 +70,13 @@ from .errors import InvalidRecipe, UsageError
 __all__ = ["Answer", "UsageError", "answer", "load", "main", "tool_version"]
 
 def _list(catalogue: Catalogue, as_json: bool) -> int:
-    rows = catalogue.rows()
-    if as_json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    if as_json:  # /models.json without its links (model_index.py)
+        from vllm_recipes.model_index import cli_models_document
+
+        document = cli_models_document(catalogue.catalog, catalogue.recipes.values())
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        for row in rows:
+        for row in catalogue.rows():
             suffix = f" (variant={row['variant']})" if "variant" in row else ""
             print(f"{row['hf_id']}\t{cut(row['title'], 200)}{suffix}")
     return 0
@@ -358,8 +360,9 @@ def dynamo_main(args: argparse.Namespace) -> int:
     except SelectionError as error:
         print(cut(str(error)), file=sys.stderr)
         return EXIT_USAGE
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+    if args.json:  # the item of /<hf_id>/deployments.json for the selection
+        document = cli_dynamo_document(args.hf_id, result)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result["copy_text"])
     return 0

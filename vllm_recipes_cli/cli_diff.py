@@ -18,6 +18,7 @@ from builder.diff.command_diff import MAX_CHARS, CommandDiff, CommandError, Valu
 from builder.diff.compare import Comparison, compare
 from builder.errors import SelectionError
 from builder.text_safety import printable
+from vllm_recipes.api_contract import cli_diff_document
 
 from .cli_common import (
     EXIT_USAGE,
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         print(cut(f"command: {error}"), file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(comparison, indent=2, ensure_ascii=False))
+        print(json.dumps(cli_diff_document(comparison), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(format_comparison(comparison))
     return 0

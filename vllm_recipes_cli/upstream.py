@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.text_safety import printable
+from vllm_recipes.api_contract import API_VERSION
 
 from .cli_common import MAX_LINE, ArgumentParser, no_tree, usage
 from .errors import InvalidRecipe
@@ -400,8 +401,9 @@ def main(argv: list[str], recipes_dir: Path) -> int:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"vllm-recipes upstream: {printable(first, MAX_LINE)}", file=sys.stderr)
         return EXIT_USAGE
-    if args.json:
-        print(json.dumps(asdict(result), indent=2, ensure_ascii=False))
+    if args.json:  # schema cli-upstream (api_schemas.py)
+        document = {"api_version": API_VERSION, **asdict(result)}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(render_text(result))
     return EXIT_NEWS if result.news else 0

@@ -19,15 +19,6 @@ import { mount } from "./site.js";
   "use strict";
 
   const compact = (text) => text.toLowerCase().replace(/[-_\s]+/g, "");
-  // A URL value as the notice repeats it: without control, bidi or zero-width characters, cut
-  // at `limit` characters (the builder's QUOTE_MAX, in the notice's data-quote-max), as the
-  // model page's notices are (builder/errors.py: shown).
-  const UNSHOWABLE =
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-  const shown = (text, limit) => {
-    const plain = text.replace(UNSHOWABLE, "");
-    return plain.length <= limit ? plain : plain.slice(0, limit - 1) + "…";
-  };
 
   const split = (text) => (text ? text.split(" ") : []);
 
@@ -252,25 +243,24 @@ import { mount } from "./site.js";
     // Reads the filters from the URL; values no option has are dropped with a notice.
     readURL() {
       const params = new URLSearchParams(location.search);
-      const dropped = [];
-      const limit = Number(this.notice?.dataset.quoteMax) || 60;
+      const dropped = []; // [key, value as given]
       let rewrite = false;
       this.search.value = params.get("search") || "";
       for (const select of this.selects) {
         const value = params.get(select.name) || "";
         const known = value && Array.from(select.options).some((o) => o.value === value);
-        if (value && !known) dropped.push(`${select.name}=${shown(value, limit)}`);
+        if (value && !known) dropped.push([select.name, value]);
         select.value = known ? value : "";
       }
       if (this.sort) {
         // `group=none` is the older URL form of an ungrouped list: sorted by name.
         const legacy = params.get("group");
         if (legacy !== null && legacy !== "none" && legacy !== "provider") {
-          dropped.push(`group=${shown(legacy, limit)}`);
+          dropped.push(["group", legacy]);
         }
         const value = params.get("sort") || (legacy === "none" ? "name" : "");
         const known = value && Array.from(this.sort.options).some((o) => o.value === value);
-        if (value && !known) dropped.push(`sort=${shown(value, limit)}`);
+        if (value && !known) dropped.push(["sort", value]);
         this.sort.value = known ? value : this.sort.options[0].value;
         if (legacy !== null) rewrite = true; // written back as sort=
       }
@@ -278,13 +268,25 @@ import { mount } from "./site.js";
       if (dropped.length || rewrite) this.writeURL("replace");
     }
 
+    // A URL value is repeated as Python's notices repeat it: escaped and cut by
+    // printable.js, the build's copy of builder.text_safety.printable (fetched only then).
     showNotice(dropped) {
       if (!this.notice || (this.notice.hidden && dropped.length === 0)) return;
-      this.notice.hidden = dropped.length === 0;
-      this.notice.textContent = dropped.length
-        ? `Ignored from the URL, showing all models for ${dropped.length > 1 ? "these" : "it"}` +
-          ` instead: ${dropped.join(", ")} (no such filter value)`
-        : "";
+      const seq = (this.noticeSeq = (this.noticeSeq || 0) + 1);
+      if (dropped.length === 0) {
+        this.notice.hidden = true;
+        this.notice.textContent = "";
+        return;
+      }
+      import("./printable.js").then(({ shown, QUOTE_MAX }) => {
+        if (seq !== this.noticeSeq) return;
+        const limit = Number(this.notice.dataset.quoteMax) || QUOTE_MAX;
+        const items = dropped.map(([key, value]) => `${key}=${shown(value, limit)}`);
+        this.notice.hidden = false;
+        this.notice.textContent =
+          `Ignored from the URL, showing all models for ${items.length > 1 ? "these" : "it"}` +
+          ` instead: ${items.join(", ")} (no such filter value)`;
+      }, (error) => console.error("home page: printable.js did not load:", error));
     }
 
     url() {

@@ -1,10 +1,12 @@
 // Page glue for the recipe builder widget (an ES module, a model page's own, run once per tab).
 //
 // Every model page carries the widget prerendered by builder.views.widget inside
-// <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json data-next>. This module
+// <div class="rb-mount" data-hf-id data-recipe-json data-catalog-json data-states-json>. This
+// module
 //   - on a pill click shows the widget the build prerendered for that click, when it is one
-//     click away from the page's own selection (builder.views.widget.neighbours, in the <template>
-//     data-next names: looked up by the query the click sends, never worked out here),
+//     click away from the page's own selection (builder.views.widget.neighbours, in the JSON
+//     file data-states-json names, fetched as soon as this runs; a click that comes before it
+//     arrives waits for it; looked up by the query the click sends, never worked out here),
 //   - else asks the builder's Python (Pyodide, in a module worker shared by the site's tabs
 //     where the browser can: builder-worker.js) for page_state(selection) and patches the
 //     HTML it returns into the page in place (focus, the live region, the reader's role tab
@@ -29,6 +31,10 @@ import { askPython, python, startPythonWhenIdle } from "./builder-client.js";
 import { copyText, mount, onPage } from "./site.js";
 
 const COPIED_MS = 1500;
+// The states one click away of the pages seen lately in this tab (their states file's URL →
+// {parts, states}), the newest last.
+const STATES = new Map();
+const STATES_KEPT = 4;
 const SLOW_MS = 10_000;
 
 
@@ -181,14 +187,17 @@ class Mount {
       html: this.widget?.outerHTML ?? "",
       explicit: Object.fromEntries(this.explicit),
     };
-    this.nextData = undefined;
+    // {parts, states} once fetched (at once for a page seen lately in this tab: Back to it
+    // through instant navigation paints its URL's state in the same task), null if none.
+    const states = this.element.dataset.statesJson;
+    this.statesURL = states ? new URL(states, location.href).href : "";
+    this.nextData = STATES.get(this.statesURL);
+    this.nextLoad = this.nextData === undefined ? this.loadNext() : Promise.resolve();
     this.barSeen = new Map(); // the elements the bar depends on -> on screen
     this.watchBar();
     const pairs = pairsFromURL();
     if (this.ownPairs(pairs).length) this.request(this.withBase(pairs), { from: "url" });
     if (!python.worker) {
-      const read = () => this.next();
-      if (typeof requestIdleCallback === "function") requestIdleCallback(read);
       startPythonWhenIdle(() => this.prepare());
     } else {
       this.prepare();
@@ -207,18 +216,26 @@ class Mount {
     });
   }
 
-  // builder.views.widget.neighbours of the prerendered state: {parts, states}, or null.
-  next() {
-    if (this.nextData === undefined) {
-      const template = document.getElementById(this.element.dataset.next || "");
-      try {
-        this.nextData = template ? JSON.parse(template.content.textContent) : null;
-      } catch (error) {
-        console.error("recipe builder: the prerendered states do not parse:", error);
-        this.nextData = null;
-      }
+  // builder.views.widget.neighbours of the prerendered state, from the page's states file:
+  // sets nextData to {parts, states}, or to null when there is none or it cannot be read.
+  async loadNext() {
+    const url = this.statesURL;
+    if (!url) {
+      this.nextData = null;
+      return;
     }
-    return this.nextData;
+    try {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const data = await response.json();
+      this.nextData = data && data.states && Array.isArray(data.parts) ? data : null;
+      STATES.delete(url);
+      STATES.set(url, this.nextData);
+      if (STATES.size > STATES_KEPT) STATES.delete(STATES.keys().next().value);
+    } catch (error) {
+      console.error("recipe builder: the prerendered states could not be read:", error);
+      this.nextData = null;
+    }
   }
 
   // What the build prerendered for the query `pairs` (the very pairs a click sends), as
@@ -229,7 +246,7 @@ class Mount {
       const { html, explicit } = this.initial;
       return { html, explicit, notice: "", foreign: {}, prerendered: true };
     }
-    const next = this.next();
+    const next = this.nextData;
     const known = next?.states?.[key];
     if (!known) return null;
     const { parts } = next;
@@ -467,7 +484,21 @@ class Mount {
     this.pending = pairs;
     this.pendingFrom = from;
     performance.mark("rb-request");
+    this.answer(seq, pairs, pill, from);
+  }
+
+  answer(seq, pairs, pill, from) {
     const known = this.prerendered(pairs);
+    if (!known && this.nextData === undefined) {
+      // The states one click away are still on their way: this click is likely among them.
+      // Until they come, the pill says it is pending and Copy keeps the old command back.
+      pill?.classList.add("rb-waiting");
+      this.setStale(from === "click" ? STALE_CLICK : STALE_LINK);
+      this.nextLoad.then(() => {
+        if (seq === this.seq && this.connected) this.answer(seq, pairs, pill, from);
+      });
+      return;
+    }
     if (known) {
       this.paint(known, from);
       // A running Python hears of it all the same: it keeps the answer and works out the

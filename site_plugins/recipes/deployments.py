@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from builder.dynamo import targets as dynamo
 from builder.views.dynamo import page_state, url_key
+from vllm_recipes.api_contract import dynamo_deployment
 
 from .api import publish
 
@@ -62,19 +63,8 @@ def deployments_document(hf_id: str, data: Data, base: str) -> Data:
         selection = {key: str(combo[key]) for key in dynamo.KEYS}
         entry: Data = {**combo, "query": {url_key(k): v for k, v in selection.items()}}
         if combo["available"]:
-            result = dynamo.build(data, selection)
-            measured = [_row(row) for row in result["performance"] if row["selected"]]
-            entry.update({
-                "page": _page(base, hf_id, selection),
-                "summary": result["summary"],
-                "target": result["target"],
-                "steps": result["steps"],
-                "copy_text": result["copy_text"],
-                "prerequisites": result["prerequisites"],
-                "settings": result["settings"],
-                "performance": measured[0] if measured else None,
-                "comparison": result["comparison"],
-            })
+            entry = dynamo_deployment(dynamo.build(data, selection), combo,
+                                      _page(base, hf_id, selection))
         targets.append(entry)
     default = dynamo.resolve(data, {})
     return {

@@ -19,7 +19,6 @@ site-absolute with the site's base path, as the producers of every other documen
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,10 +28,9 @@ from urllib.parse import urlencode
 from xml.sax.saxutils import escape, quoteattr
 
 from builder.commands.deploy_types import deploy_type
-from builder.commands.fewest import fewest_gpus
-from builder.commands.query import offered_hardware
 from builder.commands.summary import parallel_sizes
 from builder.types import Result
+from vllm_recipes import model_index
 from vllm_recipes.api_contract import relative
 from vllm_recipes.history import Change
 from vllm_recipes.loader import recipe_sources
@@ -44,36 +42,26 @@ __all__ = ["FEED_SIZE", "FeedEntry", "feed_entries", "feed_json", "feed_xml",
            "model_rows", "models_document", "retired_row",
            "taxonomy"]
 
+models_document = model_index.models_document
+retired_row = model_index.retired_row
+fewest_by_variant = model_index.fewest_by_variant
+fewest_of_recipe = model_index.fewest_of_recipe
+
 Data = dict[str, Any]
 FEED_SIZE = 50
 """How many entries the change feed holds (the newest)."""
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMBT])\s*$", re.I)
-_SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
 
 
-def billions(size: str | None) -> float | None:
-    """"284B" → 284.0, "1.5T" → 1500.0, "600M" → 0.6; None for anything else."""
-    match = _SIZE.match(size or "")
-    if not match:
-        return None
-    return round(float(match.group(1)) * _SCALE[match.group(2).upper()], 6)
-
-
-def _sizes(recipe: Data) -> Data:
-    model = recipe["model"]
-    return {
-        "parameters": model.get("parameter_count"),
-        "parameters_b": billions(model.get("parameter_count")),
-        "active_parameters": model.get("active_parameters"),
-        "active_parameters_b": billions(model.get("active_parameters")),
-        "architecture": model.get("architecture"),
-        "context_length": model.get("context_length"),
-    }
-
-
-def _variant(variant_id: str, variant: Data) -> Data:
-    return {"id": variant_id, "label": variant.get("label") or variant_id,
-            "precision": variant.get("precision"), "model_id": variant.get("model_id")}
+def model_rows(recipe: Data, renderings: RecipeRenderings, base: str,
+               fewest: dict[str, dict[str, int]] | None = None) -> list[Data]:
+    """The recipe's rows of /models.json (`vllm_recipes.model_index.model_rows`): hardware
+    with a command where the site publishes one, each variant with its own document;
+    `fewest`: `fewest_by_variant`."""
+    documents = {vid: tree.doc.uri for vid, tree in renderings.trees.items() if vid != "default"}
+    documents.update({vid: r.uri for vid, r in renderings.aliases.items()})
+    hardware = {"default": _hardware_of(renderings, None),
+                **{vid: _hardware_of(renderings, vid) for vid in documents}}
+    return model_index.model_rows(recipe, hardware, documents, base, fewest)
 
 
 def _hardware_of(renderings: RecipeRenderings, variant: str | None) -> list[str]:
@@ -82,108 +70,6 @@ def _hardware_of(renderings: RecipeRenderings, variant: str | None) -> list[str]
         return list(renderings.trees["default"].hardware)
     tree = renderings.tree_for(variant)
     return [hw for hw, r in tree.hardware.items() if r.variant == variant]
-
-
-def fewest_by_variant(catalog: Data, recipe: Data) -> dict[str, dict[str, int]] | None:
-    """Variant → {hardware id: the fewest of its GPUs that hold the variant} by the fit rule
-    (`builder.commands.fewest`), for the hardware the recipe offers; None for a recipe
-    without memory facts (no estimate)."""
-    if not recipe.get("facts"):
-        return None
-    offered = offered_hardware(catalog, recipe)
-    return {vid: {hw: n for hw in offered
-                  if (n := fewest_gpus(catalog, recipe, vid, hw)) is not None}
-            for vid in recipe["variants"]}
-
-
-def fewest_of_recipe(fewest: dict[str, dict[str, int]] | None) -> dict[str, int] | None:
-    """Hardware id → the fewest GPUs any variant needs there (`fewest_by_variant`)."""
-    if fewest is None:
-        return None
-    found: dict[str, int] = {}
-    for counts in fewest.values():
-        for hw, n in counts.items():
-            found[hw] = min(n, found.get(hw, n))
-    return found
-
-
-def model_rows(recipe: Data, renderings: RecipeRenderings, base: str,
-               fewest: dict[str, dict[str, int]] | None = None) -> list[Data]:
-    """The recipe's rows of /models.json: itself, then each variant with its own document.
-    `fewest`: `fewest_by_variant` (each row's `fewest_gpus`: hardware id → GPUs, null
-    without memory facts)."""
-    hf_id, meta = renderings.hf_id, recipe["meta"]
-    common = {"provider": meta["provider"], "tasks": list(meta.get("tasks", [])),
-              **_sizes(recipe), "date_added": meta.get("date_added"),
-              "date_updated": meta.get("date_updated")}
-    variants = [_variant(vid, v) for vid, v in recipe["variants"].items()]
-    rows: list[Data] = [{
-        "hf_id": hf_id,
-        "title": meta["title"],
-        **common,
-        "variants": variants,
-        "precisions": sorted({v["precision"] for v in variants if v["precision"]}),
-        "hardware": _hardware_of(renderings, None),
-        "fewest_gpus": fewest_of_recipe(fewest),
-        "retired": None,
-        "url": f"{base}{hf_id}/",
-        "json": f"{base}{hf_id}.json",
-    }]
-    documents = {vid: tree.doc for vid, tree in renderings.trees.items() if vid != "default"}
-    documents.update(renderings.aliases)
-    for variant_id, variant in recipe["variants"].items():
-        if variant_id not in documents:
-            continue
-        label = variant.get("label") or variant_id
-        own = _variant(variant_id, variant)
-        rows.append({
-            "hf_id": variant["model_id"],
-            "title": f"{meta['title']} ({label})",
-            **common,
-            "variants": [own],
-            "precisions": [own["precision"]] if own["precision"] else [],
-            "hardware": _hardware_of(renderings, variant_id),
-            "fewest_gpus": None if fewest is None else dict(fewest.get(variant_id, {})),
-            "retired": None,
-            "url": f"{base}{variant['model_id']}/",
-            "json": base + documents[variant_id].uri,
-            "recipe": hf_id,
-            "variant": variant_id,
-        })
-    return rows
-
-
-def retired_row(recipe: Data, reason: str, base: str) -> Data:
-    """A retired recipe's row: its facets, no hardware, and why (`retired`)."""
-    hf_id, meta = recipe["model"]["model_id"], recipe["meta"]
-    variants = [_variant(vid, v) for vid, v in recipe["variants"].items()]
-    return {
-        "hf_id": hf_id, "title": meta["title"], "provider": meta["provider"],
-        "tasks": list(meta.get("tasks", [])), **_sizes(recipe),
-        "date_added": meta.get("date_added"), "date_updated": meta.get("date_updated"),
-        "variants": variants,
-        "precisions": sorted({v["precision"] for v in variants if v["precision"]}),
-        "hardware": [], "fewest_gpus": None,
-        "retired": {**recipe.get("retired", {}), "reason": reason},
-        "url": f"{base}{hf_id}/", "json": f"{base}{hf_id}.json",
-    }
-
-
-def models_document(rows: list[Data]) -> Data:
-    """/models.json: the rows, and how many recipe rows (not variant ids) have each facet
-    value (a filter's counts)."""
-    recipes = [row for row in rows if "recipe" not in row]
-    facets: dict[str, Counter[str]] = {key: Counter() for key in
-                                      ("tasks", "precisions", "hardware", "provider")}
-    for row in recipes:
-        for key in ("tasks", "precisions", "hardware"):
-            facets[key].update(row[key])
-        facets["provider"][row["provider"]] += 1
-    return {
-        "count": len(rows),
-        "facets": {key: dict(sorted(counter.items())) for key, counter in facets.items()},
-        "models": rows,
-    }
 
 
 def gpus_used(catalog: Data, result: Result) -> int | None:

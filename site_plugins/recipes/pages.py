@@ -25,7 +25,6 @@ from vllm_recipes.guide_html import safe_href
 
 __all__ = [
     "KEYS_MARKER",
-    "NEXT_ID",
     "GeneratedPage",
     "Section",
     "VariantPage",
@@ -36,6 +35,7 @@ __all__ = [
     "relative_root",
     "retired_page",
     "selection_keys_html",
+    "states_uri",
 ]
 
 Data = dict[str, Any]
@@ -176,32 +176,34 @@ class VariantPage:
     """The recipe page's absolute URL (the variant page is a view of it)."""
 
 
-NEXT_ID = "rb-next"
-"""The id of the <template> holding the widget's states one click away (see `widget_html`)."""
+def states_uri(model_id: str) -> str:
+    """Where a model page's states one click away are published (`widget_html`), from the
+    site root: beside its page, `/<model_id>/states.json`."""
+    return f"{model_id}/states.json"
 
 
 def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
-                variant: str | None = None, next_states: Mapping[str, object] | None = None
-                ) -> str:
+                variant: str | None = None, states_json: str | None = None) -> str:
     """The mount the page's JavaScript takes over, with the prerendered widget inside;
     `variant`: the variant a variant page starts from (the URL's keys override it);
-    `next_states`: `builder.views.widget.neighbours` of the prerendered state, as JSON text in a
-    <template> after the mount (inert, parsed after the widget: the first paint does not wait
-    for it), which the page shows on a click while its Python has not started."""
+    `states_json`: the site path of the page's states one click away (`states_uri`: the
+    `builder.views.widget.neighbours` of the prerendered state), which the page fetches while
+    it parses (a preload its script's fetch takes) and shows on a click while its Python has
+    not started. They are not in the page: on the heaviest pages they were nine tenths of its
+    HTML, and the first paint and the command need none of them."""
     start = (f' data-base="{e(json.dumps([["variant", variant]]))}"'
              if variant is not None else "")
-    following = ""
-    if next_states is not None:
-        start += f' data-next="{NEXT_ID}"'
-        text = json.dumps(next_states, separators=(",", ":"), ensure_ascii=False)
-        # Text of the template: & and < escaped (">" and quotes need not be in text).
-        text = text.replace("&", "&amp;").replace("<", "&lt;")
-        following = f'<template id="{NEXT_ID}">{text}</template>'
+    preload = ""
+    if states_json is not None:
+        start += f' data-states-json="{e(base + states_json)}"'
+        # Fetched while the page still parses: the script's fetch() takes this response.
+        preload = (f'<link rel="preload" href="{e(base + states_json)}" as="fetch" '
+                   'crossorigin="anonymous">')
     return (
-        f'<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
+        f'{preload}<div class="rb-mount" id="rb-mount" data-hf-id="{e(hf_id)}" '
         f'data-recipe-json="{e(base + hf_id)}.json"{start} '
         f'data-catalog-json="{e(base + catalog_json)}" data-search-exclude>'
-        f"{state_html}</div>{following}"
+        f"{state_html}</div>"
         '<noscript><p class="rcp-noscript">JavaScript is off, so this is the default '
         "command and the choices below cannot be changed. The same commands are in the "
         "JSON files linked at the top of the page.</p></noscript>"
@@ -294,10 +296,10 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, *,
                base: str, nonce: str, catalog_json: str,
                sections: Sequence[Section] = (),
                variant: VariantPage | None = None,
-               next_states: Mapping[str, object] | None = None) -> GeneratedPage:
+               states: bool = False) -> GeneratedPage:
     """The guide page of a recipe, at `/<hf_id>/`; or, with `variant`, the same page at
-    `/<variant model id>/` with that variant picked (`state_html` is its, and
-    `next_states` the states one click away, see `widget_html`)."""
+    `/<variant model id>/` with that variant picked (`state_html` is its; `states`: the
+    page's states one click away are published at `states_uri`, see `widget_html`)."""
     hf_id = recipe["model"]["model_id"]
     meta = recipe["meta"]
     page = GeneratedPage(f"{hf_id if variant is None else variant.model_id}.md", nonce)
@@ -322,9 +324,9 @@ def model_page(catalog: Data, recipe: Data, guide: str, state_html: str, *,
         _front_matter(front),
         page.slot("hero", hero_html(recipe, base, variant)),
         "## Command\n",
-        page.slot("widget", widget_html(hf_id, state_html, base, catalog_json,
-                                        None if variant is None else variant.variant,
-                                        next_states)),
+        page.slot("widget", widget_html(
+            hf_id, state_html, base, catalog_json, None if variant is None else variant.variant,
+            states_uri(hf_id if variant is None else variant.model_id) if states else None)),
         # The install for the picked hardware and method is the builder's own (in its
         # output, under the command), so it follows every choice.
         *_sections(page, sections, "command"),

@@ -39,7 +39,7 @@ from vllm_recipes.guide_html import GuideMarkdown, sanitize_html
 from vllm_recipes.history import changes, last_changed
 from vllm_recipes.loader import Catalog, load_catalog, recipe_sources
 
-from . import api, deployments, indexes, machine
+from . import api, deployments, indexes, machine, printable_js
 from .assets import WORKER_VERSION, MissingAsset, site_assets, worker_sources, worker_version
 from .browse import BrowseCard, browse_html
 from .config import RecipesConfig
@@ -57,6 +57,7 @@ from .pages import (
     relative_root,
     retired_page,
     selection_keys_html,
+    states_uri,
 )
 from .precompress import precompress_site
 from .renderings import render_recipe
@@ -171,8 +172,13 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     except SelectionError as error:
         return RecipeOutputs(hf_id, error=str(error))
 
-    def next_states(state: dict[str, Any]) -> dict[str, object]:
-        return neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
+    state_files: list[api.Endpoint] = []
+
+    def publish_states(model_id: str, state: Any) -> None:
+        """The page's states one click away, published beside it (`pages.widget_html`)."""
+        states = neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
+        state_files.append(api.publish(states_uri(model_id), "widget-states",
+                                       {"hf_id": model_id, **states}, base, compact=True))
 
     tree = renderings.trees["default"]
     fewest = indexes.fewest_by_variant(catalog, recipe)
@@ -201,10 +207,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
           if dynamo else []),
     ]
     # Links inside pages are relative: the site works wherever it is deployed.
+    publish_states(hf_id, state)
     page = model_page(
         catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
         base=relative_root(hf_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-        sections=sections, next_states=next_states(state),
+        sections=sections, states=True,
     )
     title = recipe["meta"]["title"]
     page_url = f"{job.site_url}{hf_id}/"
@@ -229,16 +236,21 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         state = page_state(catalog, recipe, {"variant": variant_id}, builder, rows,
                            base={"variant": variant_id})
         variant_result: Result = state["result"]  # type: ignore[assignment]
+        publish_states(model_id, state)
         variant_page = model_page(
             catalog, recipe, job.guide, state["html"],  # type: ignore[arg-type]
             base=relative_root(model_id), nonce=job.nonce, catalog_json=api.CATALOG_JSON,
-            sections=sections, variant=view, next_states=next_states(state))
+            sections=sections, variant=view, states=True)
         own_url = f"{job.site_url}{model_id}/"
         variant_page.head = machine.head_html(recipe, variant_result,
                                               title=f"{title} ({label})", page_url=own_url)
         outputs.pages.append(variant_page)
         outputs.twins.append(_twin(job, model_id, f"{title} ({label})", variant_result,
                                    own_url, base + document.uri))
+    if job.out_dir:
+        outputs.written += write_files(Path(job.out_dir), state_files)
+    else:
+        outputs.endpoints += state_files
     return outputs
 
 
@@ -466,6 +478,7 @@ class RecipesSite:
             else:
                 text(uri, source)
 
+        text(printable_js.URI, printable_js.printable_module())  # the home page's notice
         catalog = self.catalog.builder_catalog()
         joins = self.published.join(catalog, self.base, self.memo.joins)
         out_dir = "" if self.memo.serving else str(Path(config.site_dir).resolve())
