@@ -196,7 +196,8 @@ def test_list_json_rows_are_the_models_json_rows_without_links(hf_id: str) -> No
     if reason is not None:
         site = [indexes.retired_row(recipe, reason, "/")]
     else:
-        site = indexes.model_rows(recipe, render_recipe(catalog_data, recipe), "/")
+        site = indexes.model_rows(recipe, render_recipe(catalog_data, recipe), "/",
+                                  indexes.fewest_by_variant(catalog_data, recipe))
     cli = cli_models_document(catalog_data, [recipe])
     validator("cli-models").validate(cli)
     assert cli["models"] == [without_links(row) for row in site]
