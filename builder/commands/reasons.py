@@ -17,7 +17,7 @@ from ..vocabulary import (
 )
 from .compose import size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
-from .fit import fit_refusal
+from .fit import fit_refusal, variant_facts
 from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
@@ -37,7 +37,8 @@ def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strateg
     itself, and for other deploy types."""
     strategy = catalog["strategies"][strategy_id]
     deploy = deploy_type(strategy)
-    if not recipe.get("facts") or not deploy.one_node or not deploy.weights_on_one_node:
+    if (variant_facts(recipe, variant_id) is None or not deploy.one_node
+            or not deploy.weights_on_one_node):
         return None
     sel = {"hardware": hw_id, "variant": variant_id, "strategy": strategy_id,
            **({GPUS: str(gpus)} if gpus else {})}
@@ -109,7 +110,8 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
     fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
-            or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
+            or (variant_facts(recipe, variant_id) is not None
+                and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         if gpus < match.get("min_gpus", 1):
             return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
