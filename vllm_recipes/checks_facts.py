@@ -62,10 +62,11 @@ def check_facts_coverage(recipe: Recipe, facts: ModelFacts, source: YamlFile,
     contradicting the names."""
     problems: list[Located] = []
     known = ", ".join(recipe.variants)
-    named = [*((("weights_gb", v), v) for v in facts.weights_gb),
-             *((("variants", v), v) for v in facts.variants),
-             *((("not_covered", v), v) for v in facts.not_covered),
-             *((("same_architecture", i), v) for i, v in enumerate(facts.same_architecture))]
+    named: list[tuple[tuple[str | int, ...], str]] = [
+        *((("weights_gb", v), v) for v in facts.weights_gb),
+        *((("variants", v), v) for v in facts.variants),
+        *((("not_covered", v), v) for v in facts.not_covered),
+        *((("same_architecture", i), v) for i, v in enumerate(facts.same_architecture))]
     for loc, vid in named:
         if vid not in recipe.variants:
             problems.append(facts_source.problem(
