@@ -10,7 +10,7 @@ import pytest
 
 from tests.sitebuild import BuiltSite, build
 
-# The command line's cache of validated recipes (vllm_recipes/answer_cache.py): one of the
+# The command line's cache of validated recipes (vllm_recipes_cli/answer_cache.py): one of the
 # test session's own, not the user's.
 os.environ.setdefault("VLLM_RECIPES_CACHE", tempfile.mkdtemp(prefix="vllm-recipes-cache-"))
 

@@ -16,7 +16,7 @@ from tests.recipes_data import ROOT, builder_catalog, builder_recipe
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 

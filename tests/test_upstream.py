@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.recipes_data import RECIPES, ROOT, small_tree
-from vllm_recipes.upstream import field_changes
+from vllm_recipes_cli.upstream import field_changes
 
 PUBLIC_QWEN = {
     "meta": {"title": "Qwen3-8B", "provider": "Qwen"},
@@ -72,8 +72,8 @@ def ported_tree(tmp_path: Path, first: str) -> Path:
 
 def upstream(checkout: Path, tree: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "upstream", str(checkout), "--recipes", str(tree),
-         *extra], cwd=ROOT, capture_output=True, text=True, check=False)
+        [sys.executable, "-m", "vllm_recipes_cli", "upstream", str(checkout), "--recipes",
+         str(tree), *extra], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
 def test_nothing_new_at_the_ported_commit(tmp_path: Path, public: tuple[Path, str]) -> None:
@@ -175,7 +175,7 @@ def test_a_plain_tree_reports_new_and_removed_only(tmp_path: Path,
 
 @pytest.mark.parametrize("args", [["/nonexistent"], [], ["a", "b"], ["--bogus", "x"]])
 def test_bad_input_exits_2_with_one_line(args: list[str], tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "upstream", *args], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "upstream", *args], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 2
     assert run.stdout == ""
@@ -219,7 +219,7 @@ def test_a_hostile_checkout_is_read_and_shown_escaped(tmp_path: Path,
     shutil.copytree(repo, checkout)
     for extra in ((), ("--json",)):
         run = subprocess.run(
-            [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree,
+            [sys.executable, "-m", "vllm_recipes_cli", "upstream", checkout, "--recipes", tree,
              *extra], cwd=ROOT, capture_output=True, check=False)
         out = run.stdout.decode()  # UTF-8: no byte of a name reaches the terminal as it is
         assert run.returncode == 1 and run.stderr == b"", run.stderr[-2000:]
@@ -227,7 +227,7 @@ def test_a_hostile_checkout_is_read_and_shown_escaped(tmp_path: Path,
         assert len(out) < 5_000, len(out)
         assert "\\udcff" in out
     lines = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree],
+        [sys.executable, "-m", "vllm_recipes_cli", "upstream", checkout, "--recipes", tree],
         cwd=ROOT, capture_output=True, text=True, check=False).stdout.splitlines()
     assert "  esc/\\x1b]0;pwned\\x07\\u202eid  (models/Esc/esc.yaml)" in lines
     assert "  odd/one  (models/Odd/\\udcff.yaml)" in lines

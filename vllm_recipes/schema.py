@@ -450,6 +450,11 @@ class HardwareProfile(Strict):
     """Offered only by recipes that name it (workstations, TPUs, CPUs, NPUs)."""
     scalable: bool = True
     """False for machines that cannot join a multi-node deployment (a single workstation)."""
+    aiconfigurator_system: Identifier | None = None
+    """NVIDIA AIConfigurator's name for this hardware (`h200_sxm`, `l40s`, ...), where its
+    pinned release (requirements-aiconfigurator.lock) holds a vLLM performance database for
+    it: `make estimates` estimates the hardware's cells there (recipes/performance/). Absent:
+    no estimate, and COVERAGE.md says why."""
     detect: list[DetectPattern] = []
     """`vllm-recipes --detect`: regular expressions (case-insensitive, searched) for the
     device name the brand's tool reports (nvidia-smi, amd-smi / rocm-smi, npu-smi, the TPU

@@ -7,16 +7,30 @@ strategy that must not run expert parallelism drops it whatever the recipe's lay
 
 from __future__ import annotations
 
+from ..arglist import ArgList
 from ..types import Command
 from ..vocabulary import COMPANIONS
 from .compose import Context, builder_origin, serve_command
 from .router import companion_command
 from .summary import device_count, layout_text, parallel_sizes
 
-__all__ = ["render_single_node", "single_node_summary"]
+__all__ = ["engine_args", "render_single_node", "single_node_summary"]
 
 
 def render_single_node(ctx: Context) -> list[Command]:
+    args = engine_args(ctx)
+    port = ctx.port(args)
+    companion = ctx.strategy.get("companion")
+    if not companion:
+        return [serve_command(ctx, "serve", args, port=port)]
+    engine = serve_command(ctx, "serve", args, label=f"vLLM engine (port {port})", port=port)
+    helper = companion_command(ctx, args, port)
+    return [engine, helper] if companion.get("start", "after") == "after" else [helper, engine]
+
+
+def engine_args(ctx: Context) -> ArgList:
+    """The options of the engine's `vllm serve` (its layout among them: see
+    `builder.performance.layouts`)."""
     args = ctx.base_options()
     size, origin = ctx.parallel_size()
     args.set(origin, ctx.strategy["parallel_flag"], str(size))
@@ -35,13 +49,7 @@ def render_single_node(ctx: Context) -> list[Command]:
             f"{plan.tp}× {ctx.hw['display_name']}"), "fit"),
             "--max-model-len", str(plan.max_model_len))
     ctx.apply_strategy_removals(args)
-    port = ctx.port(args)
-    companion = ctx.strategy.get("companion")
-    if not companion:
-        return [serve_command(ctx, "serve", args, port=port)]
-    engine = serve_command(ctx, "serve", args, label=f"vLLM engine (port {port})", port=port)
-    helper = companion_command(ctx, args, port)
-    return [engine, helper] if companion.get("start", "after") == "after" else [helper, engine]
+    return args
 
 
 def single_node_summary(ctx: Context, commands: list[Command]) -> str:

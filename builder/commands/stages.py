@@ -22,9 +22,10 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..errors import SelectionError
+from ..types import Data
 from ..vocabulary import OFF, ON, feature_label
 from .deploy_types import context, deploy_type
 from .fit import most_gpus
@@ -35,10 +36,40 @@ from .pd import PD_CONNECTOR, connector_choices
 from .query import GPUS, node_range
 from .reasons import connector_reason, default_frontend, frontend_reason, nodes_reason, opt_in
 
-if TYPE_CHECKING:
-    from .resolver import Resolver
+__all__ = ["LATER", "PREFIX", "STAGES", "Resolver", "Stage", "exclusive_conflict",
+           "stage_index"]
 
-__all__ = ["LATER", "PREFIX", "STAGES", "Stage", "exclusive_conflict", "stage_index"]
+
+class Resolver(Protocol):
+    """What a stage asks of the resolution that runs it: the recipe and its catalog, and the
+    kept answers. `resolver.Resolver` is the one implementation; it imports the stages and
+    passes itself to each, so nothing here imports the resolver (no import circle)."""
+
+    @property
+    def catalog(self) -> Data: ...
+    @property
+    def recipe(self) -> Data: ...
+    @property
+    def features(self) -> dict[str, Any]: ...
+    @property
+    def strategies(self) -> list[str]: ...
+    @property
+    def tasks(self) -> list[str]: ...
+    def variant_reason(self, variant_id: str, hw_id: str) -> str | None: ...
+    def runs_on(self, variant_id: str) -> list[str]: ...
+    def default_hardware(self, variant_id: str) -> str | None: ...
+    def strategy_reason(self, hw_id: str, variant_id: str, sid: str,
+                        gpus: str | None = None) -> str | None: ...
+    def fit_reason(self, hw_id: str, variant_id: str, sid: str,
+                   gpus: str | None = None) -> str | None: ...
+    def first_strategy(self, hw_id: str, variant_id: str,
+                       gpus: str | None = None) -> str | None: ...
+    def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None: ...
+    def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None: ...
+    def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]: ...
+    def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None: ...
+    def offload_reason(self, sel: Mapping[str, str], tier: str) -> str | None: ...
+
 
 Stage = Callable[["Resolver", Mapping[str, str], dict[str, str], "str | None"], None]
 """A stage: (resolver, explicit choices, the selection so far, the key being tried)."""

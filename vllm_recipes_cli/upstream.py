@@ -25,7 +25,6 @@ Exit status: 0 when nothing is new, removed or changed; 1 when something is; 2 o
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -39,9 +38,8 @@ from typing import Any
 
 from builder.text_safety import printable
 
-from .cli_common import MAX_LINE, ArgumentParser
+from .cli_common import MAX_LINE, ArgumentParser, no_tree, usage
 from .errors import InvalidRecipe
-from .yaml_source import load_text
 
 __all__ = ["Changed", "Report", "field_changes", "main", "report"]
 
@@ -161,6 +159,8 @@ def _load(text: str | None) -> Any:
     bounds (size, nesting, aliases: `yaml_source`)."""
     if text is None:
         return None
+    from vllm_recipes.yaml_source import load_text  # PyYAML: `upstream --help` needs none
+
     try:
         return load_text(text, "public file")
     except InvalidRecipe:
@@ -379,12 +379,16 @@ def main(argv: list[str], recipes_dir: Path) -> int:
     parser.add_argument("checkout", type=Path,
                         help="a checkout of github.com/vllm-project/recipes")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--recipes", type=Path, default=recipes_dir, help=argparse.SUPPRESS)
+    parser.add_argument("--recipes", type=Path, default=recipes_dir, metavar="DIR",
+                        help="our recipe tree (default: the checkout's recipes/)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else 0
-    from .loader import load_catalog
+    unusable = no_tree("vllm-recipes upstream", args.recipes)
+    if unusable:
+        return usage(unusable)
+    from vllm_recipes.loader import load_catalog
 
     try:
         if not (args.checkout / "models").is_dir():  # before the tree's load (seconds)
