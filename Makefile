@@ -135,11 +135,10 @@ serve: build
 dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
+# The linters run while the cached environments install (pip waits on the disk, mypy on the CPU).
 test: install install-browser install-nginx
-	$(MAKE) -j2 parser-envs aic-env
+	$(MAKE) -j4 parser-envs aic-env lint
 	$(MAKE) $(FLAGS_FILE)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n auto
 
 test-fast: install

@@ -16,7 +16,9 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    most specific matching `hardware_overrides` entry, applied by the same rule as every other
    layer; then the KV offload tier (`kv_offload.py`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
-5. the frontend's environment.
+5. the frontend's environment;
+6. on an NVIDIA GPU without BF16 (T4), `--dtype half` (`legacy_gpus.half_precision`, applied
+   to every `vllm serve` by `serve_command`).
 
 Parallel size: an override's `parallel_size` (the last one in the order above that applies,
 see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
@@ -46,6 +48,7 @@ from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
 from .fit import fit_plan, no_estimate
 from .kv_offload import offload_parts
+from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
@@ -369,6 +372,7 @@ def serve_command(
 ) -> Command:
     """A `vllm serve` command of `role`; its Docker form is added by `docker.py`."""
     full_env = ctx.env() if env is None else env
+    args = half_precision(args, ctx.hw)
     argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
     command = tool_command(role, argv, label=label or role, env=full_env.values(), port=port,
                            head_len=3)
