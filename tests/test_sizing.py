@@ -355,3 +355,18 @@ def test_the_size_token_rule(default: str, variant: str, other: bool | None) -> 
     from vllm_recipes.checks_facts import other_checkpoint
 
     assert other_checkpoint(default, variant) is other
+
+
+def test_the_runs_on_filter_sizes_a_variant_by_its_own_checkpoint() -> None:
+    """`fewest_gpus` (the home page's "runs on" filter, /models.json): ERNIE-4.5's 300b variant
+    has no estimate (it counted as one H200 with the 21B model's facts); translategemma's 4B
+    variant fits one L4, the 27B default does not."""
+    from builder.commands.fewest import fewest_gpus
+
+    catalog = builder_catalog()
+    ernie = builder_recipe("baidu/ERNIE-4.5-21B-A3B-PT")
+    assert fewest_gpus(catalog, ernie, "300b", "h200") is None
+    assert fewest_gpus(catalog, ernie, "default", "h200") == 1
+    gemma = builder_recipe("google/translategemma-27b-it")
+    assert fewest_gpus(catalog, gemma, "small_4b", "l4") == 1
+    assert fewest_gpus(catalog, gemma, "default", "l4") == 4
