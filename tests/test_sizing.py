@@ -280,3 +280,93 @@ def test_every_recipe_has_facts_or_a_line_saying_why_not() -> None:
                for p in (ROOT / "recipes" / "models").rglob("*.yaml")}
     assert with_facts | set(missing) == recipes
     assert not with_facts & set(missing)
+
+
+# ------------------------------------------------- variants of another model size (33.3/4)
+
+
+def test_a_variant_of_another_size_is_not_sized_with_the_default_facts() -> None:
+    """`variant=300b` of ERNIE-4.5-21B-A3B is ERNIE-4.5-300B-A47B: it was sized as the 21B
+    model (TP 1, "weights 42 GB per GPU"); its facts file does not cover it, so it has no
+    estimate, says so, and is sized as a recipe without facts (the whole node)."""
+    out = cli("baidu/ERNIE-4.5-21B-A3B-PT", "variant=300b")
+    assert out.returncode == 0
+    assert "42.0 GB" not in out.stderr
+    assert flag(out.stdout.replace("\\\n", "").split(), "--tensor-parallel-size") == "8"
+    assert "no fit estimate for variant 300b" in out.stderr
+    assert "ERNIE-4.5-300B-A47B-PT is another model" in out.stderr
+    result = json.loads(cli("baidu/ERNIE-4.5-21B-A3B-PT", "variant=300b", "--json")
+                        .stdout)["recommended_command"]
+    assert result["fit"] is None
+    assert [n["title"] for n in result["notes"]].count("No fit estimate") == 1
+    assert "# no fit estimate for variant 300b" in cli(
+        "baidu/ERNIE-4.5-21B-A3B-PT", "variant=300b", "--explain").stdout
+    # the default variant keeps its estimate and no such note
+    default = json.loads(cli("baidu/ERNIE-4.5-21B-A3B-PT", "--json").stdout)["recommended_command"]
+    assert default["fit"]["facts"]["parameters"] == 21e9
+    assert "No fit estimate" not in [n["title"] for n in default["notes"]]
+
+
+def test_a_variant_with_its_own_facts_is_sized_by_them() -> None:
+    """translategemma-27b-it's 4B variants were sized as 27B (54.9 GB of weights); their own
+    facts (Gemma 3 4B, 4.3e9 parameters) give 8.6 GB and the 4B model's layers."""
+    for variant in ("small_4b", "small_4b_original"):
+        result = json.loads(cli("google/translategemma-27b-it", f"variant={variant}",
+                                "hardware=l4", "--json").stdout)["recommended_command"]
+        fit = result["fit"]
+        assert fit["weights_gb"] == round(4299915632 * 2 / 1e9, 2)
+        assert fit["facts"]["config"]["num_hidden_layers"] == 34
+        assert "variants" not in fit["facts"] and "not_covered" not in fit["facts"]
+        assert result["selection"]["gpus"] == 1
+    default = json.loads(cli("google/translategemma-27b-it", "hardware=h100", "--json")
+                         .stdout)["recommended_command"]["fit"]
+    assert default["facts"]["config"]["num_hidden_layers"] == 62
+
+
+def test_checkpoint_facts_picks_the_variants_own_none_or_the_default() -> None:
+    from builder.sizing import checkpoint_facts
+
+    facts = {"config": {"num_hidden_layers": 2}, "parameters": 1e9, "weights_gb": {"big": 9.0},
+             "variants": {"big": {"config": {"num_hidden_layers": 9}, "parameters": 9e9}},
+             "not_covered": {"other": "another model"}, "same_architecture": ["fp8"]}
+    assert checkpoint_facts(facts, "big") == {
+        "config": {"num_hidden_layers": 9}, "parameters": 9e9, "weights_gb": {"big": 9.0}}
+    assert checkpoint_facts(facts, "other") is None
+    assert checkpoint_facts(facts, "fp8") == {
+        "config": {"num_hidden_layers": 2}, "parameters": 1e9, "weights_gb": {"big": 9.0}}
+    assert checkpoint_facts(None, "fp8") is None
+
+
+@pytest.mark.parametrize(("default", "variant", "other"), [
+    ("baidu/ERNIE-4.5-21B-A3B-PT", "baidu/ERNIE-4.5-300B-A47B-PT", True),
+    ("google/translategemma-27b-it", "google/translategemma-4b-it", True),
+    ("Qwen/Qwen3Guard-Gen-8B", "Qwen/Qwen3Guard-Gen-0.6B", True),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mistralai/Mixtral-8x22B-Instruct-v0.1", True),
+    ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-FP8", False),
+    ("google/translategemma-27b-it", "Infomaniak-AI/vllm-translategemma-27b-it", False),
+    ("zai-org/GLM-4.5", "zai-org/GLM-4.5-FP8", False),
+    ("microsoft/Phi-4-mini-instruct", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", False),
+    ("thinkingmachines/Inkling-NVFP4", "lightseekorg/Inkling-MXFP4", False),
+    ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1-0528", None),
+    ("microsoft/Phi-4-mini-instruct", "microsoft/Phi-4-mini-reasoning", None),
+    ("Qwen/Qwen3-8B-4bit", "Qwen/Qwen3-Next", None),
+])
+def test_the_size_token_rule(default: str, variant: str, other: bool | None) -> None:
+    from vllm_recipes.checks_facts import other_checkpoint
+
+    assert other_checkpoint(default, variant) is other
+
+
+def test_the_runs_on_filter_sizes_a_variant_by_its_own_checkpoint() -> None:
+    """`fewest_gpus` (the home page's "runs on" filter, /models.json): ERNIE-4.5's 300b variant
+    has no estimate (it counted as one H200 with the 21B model's facts); translategemma's 4B
+    variant fits one L4, the 27B default does not."""
+    from builder.commands.fewest import fewest_gpus
+
+    catalog = builder_catalog()
+    ernie = builder_recipe("baidu/ERNIE-4.5-21B-A3B-PT")
+    assert fewest_gpus(catalog, ernie, "300b", "h200") is None
+    assert fewest_gpus(catalog, ernie, "default", "h200") == 1
+    gemma = builder_recipe("google/translategemma-27b-it")
+    assert fewest_gpus(catalog, gemma, "small_4b", "l4") == 1
+    assert fewest_gpus(catalog, gemma, "default", "l4") == 4

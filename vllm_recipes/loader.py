@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .checks import check_default_builds, check_recipe, check_related, check_unique_model_ids
+from .checks_facts import check_facts_coverage
 from .errors import InvalidRecipe
 from .guide import parse_guide
 from .schema import HardwareCatalog, HardwareNote, ModelFacts, Recipe, Strategy
@@ -180,7 +181,7 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
                  for line, message in guide.problems]
     recipe = recipe.model_copy(update={"hardware_notes": {
         hw_id: HardwareNote.model_validate(note) for hw_id, note in guide.notes.items()}})
-    facts = _load_facts(root, path, recipe, problems)
+    facts = _load_facts(root, path, recipe, source, problems)
     if facts is not None:
         recipe = recipe.model_copy(update={"facts": facts})
     problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
@@ -198,20 +199,18 @@ def facts_path(root: Path, recipe_path: Path) -> Path:
     return root / "facts" / recipe_path.parent.name / recipe_path.name
 
 
-def _load_facts(root: Path, recipe_path: Path, recipe: Recipe, problems: list[Located]
-                ) -> ModelFacts | None:
+def _load_facts(root: Path, recipe_path: Path, recipe: Recipe, recipe_source: YamlFile,
+                problems: list[Located]) -> ModelFacts | None:
     """The recipe's memory facts (None when it has no facts file, or with problems when the
-    file is invalid or names a variant the recipe lacks)."""
+    file is invalid, names a variant the recipe lacks or leaves a variant of another model
+    undecided: `checks_facts.py`)."""
     path = facts_path(root, recipe_path)
     if not _is_file(path):
         return None
     facts, source = _read_valid(ModelFacts, path, root, problems)
     if facts is None or source is None:
         return None
-    for vid in facts.weights_gb:
-        if vid not in recipe.variants:
-            problems.append(source.problem(("weights_gb", vid), (
-                f"no variant {vid!r} in the recipe; variants: {', '.join(recipe.variants)}")))
+    problems += check_facts_coverage(recipe, facts, recipe_source, source)
     return facts
 
 

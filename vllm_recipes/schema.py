@@ -54,6 +54,7 @@ from builder.vocabulary import (
 __all__ = [
     "Args",
     "Brand",
+    "CheckpointFacts",
     "Companion",
     "Dependency",
     "FactsConfig",
@@ -1043,7 +1044,8 @@ class FactsConfig(Strict):
     head_dim: Annotated[int, Field(ge=1)]
     """The config's `head_dim`, else `hidden_size / num_attention_heads`."""
     hidden_size: Annotated[int, Field(ge=1)]
-    vocab_size: Annotated[int, Field(ge=1)]
+    vocab_size: Annotated[int, Field(ge=1)] | None = None
+    """Not read by the fit rule (embeddings are counted in `parameters`); give it when sourced."""
     max_position_embeddings: Annotated[int, Field(ge=1)] | None = None
     """The context vLLM serves by default (the recipe's `context_length` when absent)."""
     kv_lora_rank: Annotated[int, Field(ge=1)] | None = None
@@ -1081,9 +1083,8 @@ class FactsConfig(Strict):
         return self
 
 
-class ModelFacts(Strict):
-    """`recipes/facts/<org>/<repo>.yaml`: what the fit rule (`builder/sizing`) knows of a
-    recipe's default checkpoint; every variant shares it (variants differ in precision)."""
+class CheckpointFacts(Strict):
+    """The architecture and size of one checkpoint (a variant of another model size)."""
 
     config: FactsConfig
     parameters: Annotated[float, Field(gt=0)]
@@ -1092,9 +1093,38 @@ class ModelFacts(Strict):
     """MoE: parameters active per token."""
     encoder_parameters: Annotated[float, Field(ge=0)] | None = None
     """Vision/audio encoder parameters, kept whole on every GPU."""
+
+
+class ModelFacts(CheckpointFacts):
+    """`recipes/facts/<org>/<repo>.yaml`: what the fit rule (`builder/sizing`) knows of a
+    recipe's default checkpoint. Every variant shares it (it differs in precision only),
+    except a variant of another model size: `variants` gives its own facts, `not_covered`
+    says why it has none (`vllm-recipes check` refuses a variant of another size named in
+    neither; see `checks_sizes.other_checkpoint`)."""
+
     weights_gb: dict[Identifier, Annotated[float, Field(gt=0)]] = {}
     """The checkpoint's stated size in GB (10^9 bytes) per variant id; without it the builder
     computes parameters x bytes per weight of the variant's precision."""
+    variants: dict[Identifier, CheckpointFacts] = {}
+    """Per variant id, the facts of a variant whose checkpoint is another model size or
+    architecture than the default's (each number with its source)."""
+    not_covered: dict[Identifier, Annotated[str, StringConstraints(min_length=1,
+                                                                   max_length=300)]] = {}
+    """Per variant id, why these facts do not describe that variant's checkpoint (another
+    model size, unsourced): it gets no fit estimate and is sized as without facts."""
+    same_architecture: list[Identifier] = []
+    """Variants whose model id the size-token rule cannot compare with the default's (no
+    size in the names, another name) declared to be the default's architecture (a fine-tune
+    or requantization; say the source in a comment): they share these facts."""
+
+    @model_validator(mode="after")
+    def _one_coverage(self) -> ModelFacts:
+        for vid in self.variants.keys() & self.not_covered.keys():
+            raise ValueError(f"variant {vid!r} is both in variants and in not_covered")
+        for vid in set(self.same_architecture) & (self.variants.keys() | self.not_covered.keys()):
+            raise ValueError(f"variant {vid!r} is declared the same architecture and given "
+                             "other facts")
+        return self
 
 
 class Recipe(Strict):

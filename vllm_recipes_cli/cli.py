@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.commands.deploy_types import deploy_type
-from builder.commands.fit import NO_ESTIMATE
+from builder.commands.fit import NO_ESTIMATE, no_estimate
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
@@ -168,6 +168,13 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "run": run, "verify": verify}
 
 
+def _no_estimate(catalogue: Catalogue, result: Result) -> str | None:
+    """Why the selection has no fit estimate, where it is worth saying: a variant the facts do
+    not cover, or GPUs asked of a recipe without facts."""
+    why = no_estimate(catalogue.recipes[result["hf_id"]], result["selection"]["variant"])
+    return why if why and (why != NO_ESTIMATE or "gpus" in result["selection"]) else None
+
+
 def explain(catalogue: Catalogue, result: Result) -> str:
     """The commands with, under each option and variable, where it came from."""
     lines: list[str] = [f"# {result['summary']}"]
@@ -175,8 +182,8 @@ def explain(catalogue: Catalogue, result: Result) -> str:
     if fit:
         lines += [f"# fit: {fit['line']}", f"#   facts: {fit['facts_file']}",
                   *(f"#   {line}" for line in fit["arithmetic"])]
-    elif "gpus" in result["selection"]:
-        lines.append(f"# {NO_ESTIMATE}")
+    elif why := _no_estimate(catalogue, result):
+        lines.append(f"# {why}")
     for command in result["commands"]:
         lines += ["", f"## {command['label']}", " ".join(command["argv"][:3])]
         for source in command["sources"]["args"]:
@@ -317,6 +324,8 @@ def _serve(argv: list[str]) -> int:
         fit = result.get("fit")
         if fit:  # what fits the GPUs (--explain says so where there is no estimate)
             print(f"vllm-recipes: {fit['line']}", file=sys.stderr)
+        elif (why := _no_estimate(catalogue, result)) and why != NO_ESTIMATE:
+            print(f"vllm-recipes: {why}", file=sys.stderr)
     return 0
 
 

@@ -25,7 +25,7 @@ from ..vocabulary import COMPANIONS, OFF, ON, feature_label
 from .compose import Context, sizing_args
 from .deploy_types import context, deploy_type
 from .docker import docker_image, with_docker
-from .fit import fit_json, fit_plan
+from .fit import fit_json, fit_plan, no_estimate
 from .install import install_choices, install_refusals
 from .kv_offload import offload_volumes
 from .needed_files import in_container, mounts, on_host, rewrite
@@ -270,4 +270,7 @@ def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
             "body": f"uv pip install {' '.join(packages)} — {'; '.join(parts)}.",
         })
     notes += deploy.notes(ctx, commands)
+    why = no_estimate(ctx.recipe, ctx.selection["variant"])
+    if why and ctx.recipe.get("facts"):  # a variant of another model size the facts lack
+        notes.append({"title": "No fit estimate", "body": f"{why[0].upper()}{why[1:]}."})
     return notes

@@ -46,7 +46,7 @@ from ..shell import command_text, env_lines
 from ..sizing import Plan
 from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
-from .fit import NO_ESTIMATE, fit_plan
+from .fit import fit_plan, no_estimate
 from .kv_offload import offload_parts
 from .legacy_gpus import half_precision
 from .offering import label
@@ -287,8 +287,8 @@ def parallel_size(ctx: Context) -> tuple[int, Origin]:
             f"{found.max_model_len:,}-token sequence"), "parallel size")
     if ctx.gpus is not None and not ctx.auto_fit:
         size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus})"
-    elif ctx.gpus is not None and ctx.recipe.get("facts") is None:
-        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus}); {NO_ESTIMATE}"
+    elif ctx.gpus is not None and (why := no_estimate(ctx.recipe, ctx.selection["variant"])):
+        size, rule = ctx.gpus, f"the GPUs asked for (gpus={ctx.gpus}); {why}"
     elif ctx.auto_fit:
         need, per_gpu = ctx.variant["vram_minimum_gb"], ctx.hw["memory_gb"]
         fits = need <= per_gpu

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..sizing import Gpu, plan, weights_bytes
+from ..sizing import Gpu, checkpoint_facts, plan, weights_bytes
 from ..types import Command, Data, Note
 from ..vocabulary import COMPANIONS, CONNECTORS
 from .compose import Context
@@ -136,7 +136,7 @@ def helpful_nodes(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> int | 
     replicas; pipeline stages are bounded by the layers, more than MAX_NODES), or when no
     count up to MAX_NODES holds the full context."""
     strategy = catalog["strategies"][sel["strategy"]]
-    facts = recipe.get("facts")
+    facts = checkpoint_facts(recipe.get("facts"), sel["variant"])
     if not facts or not deploy_type(strategy).power_of_two(strategy):
         return None
     hw = catalog["hardware"][sel["hardware"]]

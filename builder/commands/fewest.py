@@ -12,7 +12,7 @@ from ..sizing import smallest_count, weights_bytes
 from ..types import Data
 from .compose import size_override, sizing_args
 from .deploy_types import context, deploy_type
-from .fit import fit_plan, gpu_of, sizing_inputs
+from .fit import fit_plan, gpu_of, sizing_inputs, variant_facts
 from .offering import variant_reason
 from .query import recipe_strategies
 
@@ -21,9 +21,10 @@ __all__ = ["fewest_gpus"]
 
 def fewest_gpus(catalog: Data, recipe: Data, variant_id: str, hw_id: str) -> int | None:
     """The fewest `hw_id` GPUs (at most one node's) that hold the variant by the fit rule;
-    None without memory facts, when the variant does not run there, when the recipe offers
-    no single-node Tensor Parallel, or when no node of these GPUs holds it."""
-    facts = recipe.get("facts")
+    None without memory facts for the variant's checkpoint, when the variant does not run
+    there, when the recipe offers no single-node Tensor Parallel, or when no node of these
+    GPUs holds it."""
+    facts = variant_facts(recipe, variant_id)  # a variant of another size: its own, or none
     if not facts or variant_reason(catalog, recipe, variant_id, hw_id) is not None:
         return None
     strategies = catalog["strategies"]

@@ -6,8 +6,10 @@ Inputs: the variant's weights (`sizing.weights_bytes`), the hardware's memory an
 (`max_gpus`, else `gpu_count`), `--gpu-memory-utilization` (vLLM's 0.9 when unset),
 `--max-model-len` (the model's `max_position_embeddings` when unset) and `--kv-cache-dtype`
 (an FP8 cache halves the KV bytes) as the recipe's layers set them. GPUs asked for: the
-selection's `gpus`, else the hardware's `gpu_count`. A recipe without memory facts has no
-estimate: the builder sizes it as before and says "no fit estimate".
+selection's `gpus`, else the hardware's `gpu_count`. A recipe without memory facts, and a
+variant its facts do not cover (`not_covered`: another model size), has no estimate: the
+builder sizes it as before and says "no fit estimate" (`no_estimate`). The facts of a variant
+are its checkpoint's (`variant_facts`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..sizing import (
     Gpu,
     Plan,
     bytes_per_weight,
+    checkpoint_facts,
     full_attention_layers,
     plan,
     smallest_count,
@@ -32,9 +35,27 @@ if TYPE_CHECKING:
     from ..arglist import ArgList
 
 __all__ = ["NO_ESTIMATE", "fit_arithmetic", "fit_json", "fit_line", "fit_plan", "fit_refusal",
-           "gpu_of", "most_gpus", "sizing_inputs"]
+           "gpu_of", "most_gpus", "no_estimate", "sizing_inputs", "variant_facts"]
 
 NO_ESTIMATE = "no fit estimate: this recipe has no memory facts (recipes/facts/)"
+
+
+def variant_facts(recipe: Data, variant_id: str) -> Data | None:
+    """The memory facts of the variant's checkpoint (`sizing.checkpoint_facts`); None without
+    facts or for a variant they do not cover."""
+    return checkpoint_facts(recipe.get("facts"), variant_id)
+
+
+def no_estimate(recipe: Data, variant_id: str) -> str | None:
+    """Why the variant has no fit estimate; None when it has one."""
+    facts = recipe.get("facts")
+    if not facts:
+        return NO_ESTIMATE
+    why = (facts.get("not_covered") or {}).get(variant_id)
+    if why is None:
+        return None
+    return (f"no fit estimate for variant {variant_id}: "
+            f"recipes/facts/{recipe['model']['model_id']}.yaml does not cover it ({why})")
 
 
 def most_gpus(hw: Data) -> int:
@@ -65,7 +86,7 @@ def sizing_inputs(args: ArgList, facts: Data, recipe: Data | None = None
 def fit_plan(recipe: Data, variant_id: str, hw: Data, args: ArgList, available: int,
              tp: int | None = None) -> Plan | None:
     """The plan for `available` GPUs (None: no facts, or it does not fit)."""
-    facts = recipe.get("facts")
+    facts = variant_facts(recipe, variant_id)
     if not facts:
         return None
     weights = weights_bytes(facts, recipe["variants"][variant_id]["precision"], variant_id)
@@ -92,7 +113,7 @@ def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: 
     when the layout fixes it), with the numbers and the nearest ways out; None when it fits
     or the recipe has no facts."""
     hw = catalog["hardware"][hw_id]
-    facts = recipe.get("facts")
+    facts = variant_facts(recipe, variant_id)
     if not facts or fit_plan(recipe, variant_id, hw, args, available, tp) is not None:
         return None
     variant = recipe["variants"][variant_id]
@@ -115,7 +136,8 @@ def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: 
                   if smallest.capped else "")
         ways.append(f"gpus={smallest.tp} ({smallest.tp}× {name}{capped})")
     for other, data in recipe["variants"].items():
-        if other == variant_id or not _runs_on(catalog, data, hw_id):
+        if (other == variant_id or not _runs_on(catalog, data, hw_id)
+                or variant_facts(recipe, other) != facts):
             continue
         other_weights = weights_bytes(facts, data["precision"], other)
         if other_weights is None or other_weights >= weights:
@@ -159,7 +181,7 @@ def fit_line(found: Plan, hw: Data) -> str:
 def fit_arithmetic(found: Plan, recipe: Data, variant_id: str, hw: Data, args: ArgList
                    ) -> list[str]:
     """The fit as sums a reader can redo, each number with where it comes from."""
-    facts = recipe["facts"]
+    facts = variant_facts(recipe, variant_id) or {}
     config = facts["config"]
     variant = recipe["variants"][variant_id]
     util, _, kv_bytes = sizing_inputs(args, facts, recipe)
@@ -201,7 +223,7 @@ def fit_json(found: Plan | None, recipe: Data, variant_id: str, hw: Data, args: 
              ) -> dict[str, Any] | None:
     """The `fit` of a rendering: per GPU weights and KV room, the tokens and sequences it
     holds, the arithmetic and the facts used (None without facts or a plan)."""
-    facts = recipe.get("facts")
+    facts = variant_facts(recipe, variant_id)
     if found is None or not facts:
         return None
     return {

@@ -17,7 +17,7 @@ from ..vocabulary import (
 )
 from .compose import Context, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
-from .fit import fit_refusal
+from .fit import fit_refusal, variant_facts
 from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
@@ -39,7 +39,8 @@ def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strateg
     caller keeps one (its plan is then worked out once for this and the command's size)."""
     strategy = catalog["strategies"][strategy_id]
     deploy = deploy_type(strategy)
-    if not recipe.get("facts") or not deploy.one_node or not deploy.weights_on_one_node:
+    if (variant_facts(recipe, variant_id) is None or not deploy.one_node
+            or not deploy.weights_on_one_node):
         return None
     if ctx is None:
         ctx = context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
@@ -158,7 +159,8 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
     fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
-            or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
+            or (variant_facts(recipe, variant_id) is not None
+                and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         if not fits:
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)

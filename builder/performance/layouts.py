@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..commands.compose import sizing_args
 from ..commands.deploy_types import context, deploy_type
-from ..commands.fit import fit_plan
+from ..commands.fit import fit_plan, variant_facts
 from ..commands.single_node import engine_args
 from ..commands.summary import parallel_sizes
 from ..sizing import valid_tp
@@ -90,7 +90,7 @@ def candidate_layouts(catalog: Data, recipe: Data, selection: Mapping[str, str]
     if rendered is None:
         return ()
     ctx = context(catalog, recipe, selection)
-    facts = recipe.get("facts")
+    facts = variant_facts(recipe, selection["variant"])
     if not ctx.auto_fit or not facts or rendered.pp > 1:
         return (rendered,)
     args = sizing_args(ctx)

@@ -20,6 +20,7 @@ from .memory import (
     BYTES_PER_WEIGHT,
     GB,
     bytes_per_weight,
+    checkpoint_facts,
     full_attention_layers,
     kv_bytes_per_token,
     sequence_bytes,
@@ -28,6 +29,7 @@ from .memory import (
 )
 
 __all__ = ["BYTES_PER_WEIGHT", "CONTEXT_STEP", "DEFAULT_UTILIZATION", "GB", "MIN_CONTEXT",
-           "RUNTIME_OVERHEAD_GB", "Gpu", "Plan", "bytes_per_weight", "full_attention_layers",
+           "RUNTIME_OVERHEAD_GB", "Gpu", "Plan", "bytes_per_weight", "checkpoint_facts",
+           "full_attention_layers",
            "kv_bytes_per_token", "plan", "sequence_bytes", "smallest_count", "valid_tp",
            "weights_bytes", "weights_per_gpu"]

@@ -17,7 +17,9 @@ weights, the KV cache per token and per sequence, and what stays whole on every 
                    state (split over TP like its heads)
     bytes/value    2 (BF16/FP16), halved by an FP8 KV cache (`--kv-cache-dtype fp8*`)
 
-Every function is pure; `facts` is the JSON form of `ModelFacts` (vllm_recipes/schema.py).
+Every function is pure; `facts` is the JSON form of `ModelFacts` (vllm_recipes/schema.py),
+as `checkpoint_facts` gives it for one variant: a variant of another model size has its own
+(`variants`) or none (`not_covered`); every other variant has the default checkpoint's.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["BYTES_PER_WEIGHT", "ENCODER_BYTES_PER_WEIGHT", "GB", "bytes_per_weight",
-           "full_attention_layers", "indexer_bytes", "kv_bytes_per_token", "sequence_bytes",
-           "weights_bytes", "weights_per_gpu"]
+__all__ = ["BYTES_PER_WEIGHT", "COVERAGE_KEYS", "ENCODER_BYTES_PER_WEIGHT", "GB",
+           "bytes_per_weight", "checkpoint_facts", "full_attention_layers", "indexer_bytes",
+           "kv_bytes_per_token", "sequence_bytes", "weights_bytes", "weights_per_gpu"]
 
 GB = 1e9
 """Bytes in a GB as datasheets and checkpoints count them."""
@@ -48,6 +50,23 @@ BYTES_PER_WEIGHT: dict[str, float] = {
 """Bytes per weight of each precision word of the schema (GGUF has no single figure)."""
 ENCODER_BYTES_PER_WEIGHT = 2.0
 """Vision/audio encoders stay in BF16 in the checkpoints we serve."""
+
+
+COVERAGE_KEYS = ("variants", "not_covered", "same_architecture")
+"""The keys of a facts file that say which variants its numbers describe (not numbers)."""
+
+
+def checkpoint_facts(facts: Mapping[str, Any] | None, variant_id: str
+                     ) -> dict[str, Any] | None:
+    """The facts of `variant_id`'s checkpoint: its own (`variants`), none when the file does
+    not cover it (`not_covered`) or there is no file, else the default checkpoint's; without
+    the coverage keys, with the file's `weights_gb`."""
+    if not facts or variant_id in (facts.get("not_covered") or {}):
+        return None
+    own = (facts.get("variants") or {}).get(variant_id)
+    if own is not None:
+        return {**own, "weights_gb": facts.get("weights_gb") or {}}
+    return {k: v for k, v in facts.items() if k not in COVERAGE_KEYS}
 
 
 def bytes_per_weight(precision: str) -> float | None:

@@ -41,7 +41,12 @@ from typing import Any
 import pytest
 
 from builder.performance.cells import SAME_CHECKPOINT
-from builder.sizing.memory import kv_bytes_per_token, weights_bytes, weights_per_gpu
+from builder.sizing.memory import (
+    checkpoint_facts,
+    kv_bytes_per_token,
+    weights_bytes,
+    weights_per_gpu,
+)
 from tests.recipes_data import ROOT, catalog
 
 pytestmark = pytest.mark.aiconfigurator
@@ -100,12 +105,15 @@ def _cells() -> Iterator[dict[str, Any]]:
         if not facts:
             continue
         for vid, variant in recipe.variants.items():
+            own = checkpoint_facts(facts, vid)  # a variant of another size: its own, or none
+            if own is None:
+                continue
             model_id = variant.model_id or recipe.model.model_id
             aic = lowered.get(model_id.lower()) or SAME_CHECKPOINT.get(model_id)
             if aic is None or aic not in known:
                 continue
             yield {"recipe": hf_id, "variant": vid, "precision": variant.precision,
-                   "model": aic, "facts": facts}
+                   "model": aic, "facts": own}
 
 
 def _figures() -> list[dict[str, Any]]:
