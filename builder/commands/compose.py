@@ -18,7 +18,9 @@ and a JSON value written as a mapping merges into it (see `arglist`):
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
-Parallel size: an override's `parallel_size` (the last one in the order above that applies,
+Parallel size: a workload profile's pick (`builder.performance.profiles`: latency or
+throughput, single-node Tensor Parallel with estimates), else an override's `parallel_size`
+(the last one in the order above that applies,
 see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
 single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
 recipe with memory facts; `--max-model-len` capped where they hold less than the full
@@ -40,6 +42,7 @@ from typing import Any
 from ..arglist import ArgList
 from ..env import EnvMap
 from ..hardware_keys import BRAND, ranked
+from ..performance.profiles import Pick, pick
 from ..shell import command_text, env_lines
 from ..sizing import Plan
 from ..types import Command, Data, Origin
@@ -180,6 +183,21 @@ class Context:
         return int(value) if value else None
 
     @cached_property
+    def profile_pick(self) -> Pick | None:
+        """What the selection's workload profile picks (`builder.performance.profiles`):
+        single-node Tensor Parallel on the GPUs asked for only; None for balanced."""
+        profile = self.selection.get("profile")
+        if not profile or not self.auto_fit or not self.gpus:
+            return None
+        return pick(self.recipe, self.hw_id, self.selection["variant"], self.gpus, profile)
+
+    def profile_origin(self) -> Origin:
+        chosen = self.profile_pick
+        assert chosen is not None
+        return builder_origin("builder.performance.profiles", chosen.why,
+                              f"profile: {chosen.profile}")
+
+    @cached_property
     def plan(self) -> Plan | None:
         """`context_plan` of this context, worked out once."""
         return context_plan(self)
@@ -274,6 +292,8 @@ def parallel_size(ctx: Context) -> tuple[int, Origin]:
     """GPUs per server for the strategy's parallel flag of `ctx`, and where that number comes
     from (see the module docstring)."""
     gpus = ctx.hw["gpu_count"]
+    if ctx.profile_pick is not None:
+        return ctx.profile_pick.tp, ctx.profile_origin()
     override = size_override(ctx)
     found = ctx.plan
     if override is not None and (ctx.auto_fit or ctx.gpus in (None, override[0])):
@@ -334,6 +354,8 @@ def context_plan(ctx: Context) -> Plan | None:
     if not ctx.auto_fit:
         return None
     override = size_override(ctx)
+    if ctx.profile_pick is not None:  # the profile's layout, as the fit rule sees it
+        override = (ctx.profile_pick.tp, ctx.profile_origin())
     available = ctx.gpus or ctx.hw["gpu_count"]
     return fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, sizing_args(ctx),
                     max(available, override[0] if override else 1),

@@ -26,7 +26,7 @@ from .offering import default_hardware, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
-from .query import GPUS, choices, offered_hardware, recipe_strategies
+from .query import GPUS, PROFILE, choices, offered_hardware, recipe_strategies
 from .reasons import feature_reason, fit_reason, mode_reason, strategy_reason
 from .stages import LATER, STAGES, stage_index
 
@@ -206,7 +206,7 @@ class Resolver:
     def ordered(self, sel: dict[str, str]) -> dict[str, str]:
         """`sel` in the order selections are shown (and written to URLs)."""
         keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy",
-                *([GPUS] if GPUS in sel else []), "nodes",
+                *([GPUS] if GPUS in sel else []), "nodes", PROFILE,
                 *([PD_CONNECTOR] if PD_CONNECTOR in sel else []),
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]

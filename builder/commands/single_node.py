@@ -1,7 +1,8 @@
 """Single-node layouts: one `vllm serve` on one node (TP, TEP, DEP, DPA+TP), and the
 strategy's companion beside it when it names one (a router in front: see `router.py`).
 
-The engine's options: the layers of `compose.py`, then the strategy's `remove_args` (so a
+The engine's options: the layers of `compose.py`, a workload profile's `--max-num-seqs` (its
+pick, `builder.performance.profiles`), then the strategy's `remove_args` (so a
 strategy that must not run expert parallelism drops it whatever the recipe's layers set).
 """
 
@@ -34,6 +35,8 @@ def render_single_node(ctx: Context) -> list[Command]:
             f"fit rule: context capped at {plan.max_model_len:,} of {plan.context:,} to fit "
             f"{plan.tp}× {ctx.hw['display_name']}"), "fit"),
             "--max-model-len", str(plan.max_model_len))
+    if ctx.profile_pick is not None:
+        args.set(ctx.profile_origin(), "--max-num-seqs", str(ctx.profile_pick.max_num_seqs))
     ctx.apply_strategy_removals(args)
     port = ctx.port(args)
     companion = ctx.strategy.get("companion")

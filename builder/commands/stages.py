@@ -11,6 +11,8 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
     gpus        single-node strategies: the explicit count (at most the node's, a multiple of
                 the command's parallel size), else the size the command uses (`compose.py`)
     nodes       the explicit count, else the fewest the strategy runs on
+    profile     the explicit workload profile where estimates cover the selection, else
+                balanced (`builder.performance.profiles`)
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
     kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
     features    each feature: explicit, or its default (a variant's mode, opt-in, on), then
@@ -25,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import SelectionError
+from ..performance.profiles import BALANCED
 from ..vocabulary import OFF, ON, feature_label
 from .deploy_types import context, deploy_type
 from .fit import most_gpus
@@ -32,8 +35,15 @@ from .kv_offload import KV_OFFLOAD
 from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
-from .query import GPUS, node_range
-from .reasons import connector_reason, default_frontend, frontend_reason, nodes_reason, opt_in
+from .query import GPUS, PROFILE, node_range
+from .reasons import (
+    connector_reason,
+    default_frontend,
+    frontend_reason,
+    nodes_reason,
+    opt_in,
+    selection_profile_reason,
+)
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -170,6 +180,15 @@ def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     sel["nodes"] = str(nodes)
 
 
+def pick_profile(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                 focus: str | None) -> None:
+    profile = explicit.get(PROFILE, BALANCED)
+    problem = selection_profile_reason(r.catalog, r.recipe, sel, profile)
+    if problem:
+        raise SelectionError(PROFILE, problem)
+    sel[PROFILE] = profile
+
+
 def pick_pd_connector(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
                       focus: str | None) -> None:
     wanted = explicit.get(PD_CONNECTOR)
@@ -291,6 +310,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     (TASK, pick_task),
     (GPUS, pick_gpus),
     ("nodes", pick_nodes),
+    (PROFILE, pick_profile),
     (PD_CONNECTOR, pick_pd_connector),
     (KV_OFFLOAD, pick_kv_offload),
     ("features", pick_features),

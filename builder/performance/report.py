@@ -1,0 +1,150 @@
+"""The `performance` of a rendering, and the per-model GPU comparison.
+
+`performance_json` is what every rendering carries (the page, `--json`, the site's files):
+
+    estimated   whether an estimate covers the command's layout
+    line        "est. 4,119 tokens/s per GPU at 32 users, ..." (the balanced point of the
+                default workload, or the profile's pick), or "no estimate ..." with why
+    source      the estimates' source (tool, versions, and the label shown with every figure)
+    workload    the default workload, its input and output tokens
+    layout      the estimated layout (GPUs, TP, PP, DP, EP, formats) and `point` its figures
+    curves      (full renderings) the layout's points for every workload
+    profile     what a latency or throughput profile picked, and why
+    measured    the measured points on this hardware, each with its source and the estimate
+                of the same layout, workload and concurrency beside it (`measured.py`)
+    errors      the estimates' error against the measured points, in a line
+
+Only a single-node command (one `vllm serve` on one node) has an estimate: the estimates are
+of one server's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..commands.summary import parallel_sizes
+from .estimates import (
+    Point,
+    balanced_point,
+    cell_for,
+    default_workload,
+    estimate_line,
+    estimates_of,
+    layout_text,
+    measured_of,
+    number,
+)
+from .measured import Comparison, error_line, estimate_errors
+from .profiles import Pick
+
+__all__ = ["comparison_line", "gpu_comparison", "no_estimate", "performance_json"]
+
+
+def no_estimate(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
+                variant_id: str, why: str = "") -> str:
+    """"no estimate for BF16 on 8× MI355X: AMD GPU" (the coverage's reason when it has one)."""
+    performance = recipe.get("performance") or {}
+    reason = why or (performance.get("missing") or {}).get(hw_id) or (
+        "" if estimates_of(recipe) is not None else "no estimates for this model")
+    variant = recipe["variants"][variant_id]
+    line = f"no estimate for {variant.get('label') or variant_id} on {hw['display_name']}"
+    return f"{line}: {reason}" if reason else line
+
+
+def _compared(comparisons: list[Comparison]) -> list[dict[str, Any]]:
+    return [{**c["measured"], "estimate": c["estimate"], "error_pct": c["error_pct"]}
+            for c in comparisons]
+
+
+def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
+                     selection: Mapping[str, str], argv: list[str] | None,
+                     chosen: Pick | None, *, full: bool = True) -> dict[str, Any]:
+    """A rendering's `performance` (see the module docstring). `argv`: the command's one
+    `vllm serve` on one node (None for other layouts); `chosen`: the profile's pick."""
+    hw_id, variant_id = selection["hardware"], selection["variant"]
+    estimates = estimates_of(recipe)
+    measured = [m for m in measured_of(recipe) if m["hardware"] == hw_id]
+    comparisons = estimate_errors(estimates, measured)
+    out: dict[str, Any] = {
+        "estimated": False, "line": "", "source": None, "workload": None, "layout": None,
+        "point": None, "profile": None, "measured": _compared(comparisons),
+        "errors": error_line(comparisons) if comparisons else None,
+    }
+    if full:
+        out["curves"] = None
+    if estimates is not None:
+        workload = default_workload(estimates)
+        out["source"] = estimates["source"]
+        out["workload"] = {"name": workload, **estimates["workloads"][workload]}
+    if estimates is None or argv is None:
+        why = "" if argv is not None or estimates is None else (
+            "the estimates are of one server on one node")
+        out["line"] = no_estimate(recipe, hw, hw_id, variant_id, why)
+        return out
+    sizes = parallel_sizes(argv)
+    cell = (cell_for(estimates, hw_id, variant_id, sizes["TP"], sizes["DP"])
+            if sizes["PP"] == 1 else None)
+    if cell is None or not cell["points"]:
+        layout = layout_text(sizes["TP"], sizes["DP"])
+        out["line"] = no_estimate(recipe, hw, hw_id, variant_id,
+                                  f"no estimate of {layout}" if cells_held(
+                                      recipe, hw_id, variant_id) else "")
+        return out
+    point: Point = chosen.point if chosen is not None else balanced_point(cell["points"])
+    out.update({
+        "estimated": True,
+        "line": estimate_line(estimates, point, cell["workload"]),
+        "layout": {key: cell[key] for key in ("gpus", "tp", "pp", "dp", "ep", "weights",
+                                                 "kv_cache", "checkpoint", "system")},
+        "point": point,
+        "profile": ({"name": chosen.profile, "why": chosen.why,
+                     "max_num_seqs": chosen.max_num_seqs} if chosen is not None else None),
+    })
+    if full:
+        curves = {}
+        for name, load in estimates["workloads"].items():
+            found = cell_for(estimates, hw_id, variant_id, sizes["TP"], sizes["DP"], name)
+            if found is not None:
+                curves[name] = {**load, "points": sorted(
+                    found["points"], key=lambda p: p["concurrency"])}
+        out["curves"] = curves
+    return out
+
+
+def cells_held(recipe: Mapping[str, Any], hw_id: str, variant_id: str) -> bool:
+    estimates = estimates_of(recipe)
+    return estimates is not None and any(
+        c["hardware"] == hw_id and c["variant"] == variant_id for c in estimates["cells"])
+
+
+def gpu_comparison(catalog: Mapping[str, Any], recipe: Mapping[str, Any],
+                   performances: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Which GPU for this model: for each hardware whose default command has an estimate
+    (`performances`: hardware id → that rendering's `performance`), its layout and balanced
+    point at the default workload, most tokens/s per GPU first."""
+    rows = []
+    for hw_id, perf in performances.items():
+        if not perf.get("estimated") or perf.get("profile"):
+            continue
+        layout, point = perf["layout"], perf["point"]
+        rows.append({
+            "hardware": hw_id,
+            "display_name": catalog["hardware"][hw_id]["display_name"],
+            "gpus": layout["gpus"], "tp": layout["tp"], "dp": layout["dp"],
+            "concurrency": point["concurrency"],
+            "tokens_per_s_per_gpu": point["tokens_per_s_per_gpu"],
+            "tokens_per_s_per_user": point["tokens_per_s_per_user"],
+            "ttft_ms": point["ttft_ms"],
+        })
+    rows.sort(key=lambda r: (-r["tokens_per_s_per_gpu"], r["hardware"]))
+    return rows
+
+
+def comparison_line(row: Mapping[str, Any]) -> str:
+    """"H200: 1× (TP 1 × 1 replica), 4,119 tokens/s per GPU, 130 tokens/s per user at 32
+    users"."""
+    return (f"{row['display_name']}: {row['gpus']}× ({layout_text(row['tp'], row['dp'])}), "
+            f"{number(row['tokens_per_s_per_gpu'])} tokens/s per GPU, "
+            f"{number(row['tokens_per_s_per_user'])} tokens/s per user at "
+            f"{row['concurrency']} users")
