@@ -14,14 +14,15 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    while the features it names have the values it names;
 3. the features that are on, in the recipe's order, each followed by its (or its mode's)
    most specific matching `hardware_overrides` entry, applied by the same rule as every other
-   layer; then the KV offload tier (`kv_offload.py`);
+   layer; then the KV offload tier (`kv_offload.py`); then a workload profile's
+   `--max-num-seqs` (`builder.performance.profiles`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
 Parallel size: a workload profile's pick (`builder.performance.profiles`: latency or
 throughput, single-node Tensor Parallel with estimates), else an override's `parallel_size`
-(the last one in the order above that applies,
-see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
+(the last one in the order above that applies, see `size_applies`) or the variant's `tp`
+(single-node Tensor Parallel only); else, for
 single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
 recipe with memory facts; `--max-model-len` capped where they hold less than the full
 context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
@@ -183,19 +184,8 @@ class Context:
         return int(value) if value else None
 
     @cached_property
-    def profile_pick(self) -> Pick | None:
-        """What the selection's workload profile picks (`builder.performance.profiles`):
-        single-node Tensor Parallel on the GPUs asked for only; None for balanced."""
-        profile = self.selection.get("profile")
-        if not profile or not self.auto_fit or not self.gpus:
-            return None
-        return pick(self.recipe, self.hw_id, self.selection["variant"], self.gpus, profile)
-
-    def profile_origin(self) -> Origin:
-        chosen = self.profile_pick
-        assert chosen is not None
-        return builder_origin("builder.performance.profiles", chosen.why,
-                              f"profile: {chosen.profile}")
+    def profile_pick(self) -> Pick | None:  # `profile_choice`, worked out once
+        return profile_choice(self)
 
     @cached_property
     def plan(self) -> Plan | None:
@@ -269,6 +259,7 @@ class Context:
             args.extend(feature_args, origin)
         offload_args, _, origin = offload_parts(self.recipe, self.selection)
         args.extend(offload_args, origin)
+        args.extend(*profile_parts(self))
 
     def env(self) -> EnvMap:
         env = EnvMap()
@@ -288,12 +279,36 @@ class Context:
         return env
 
 
+def profile_choice(ctx: Context) -> Pick | None:
+    """What the selection's workload profile picks (`builder.performance.profiles`):
+    single-node Tensor Parallel on the GPUs asked for only; None for balanced."""
+    profile = ctx.selection.get("profile")
+    if not profile or not ctx.auto_fit or not ctx.gpus:
+        return None
+    return pick(ctx.recipe, ctx.hw_id, ctx.selection["variant"], ctx.gpus, profile)
+
+
+def profile_origin(ctx: Context) -> Origin:
+    """Where a value the workload profile picked comes from: its rule, and why."""
+    chosen = ctx.profile_pick
+    why = chosen.why if chosen is not None else ""
+    return builder_origin("builder.performance.profiles", why,
+                          f"profile: {chosen.profile if chosen else ''}")
+
+
+def profile_parts(ctx: Context) -> tuple[list[str], Origin]:
+    """The workload profile's scheduler setting (`--max-num-seqs`), with its origin."""
+    chosen = ctx.profile_pick
+    args = ["--max-num-seqs", str(chosen.max_num_seqs)] if chosen is not None else []
+    return args, profile_origin(ctx)
+
+
 def parallel_size(ctx: Context) -> tuple[int, Origin]:
     """GPUs per server for the strategy's parallel flag of `ctx`, and where that number comes
     from (see the module docstring)."""
     gpus = ctx.hw["gpu_count"]
     if ctx.profile_pick is not None:
-        return ctx.profile_pick.tp, ctx.profile_origin()
+        return ctx.profile_pick.tp, profile_origin(ctx)
     override = size_override(ctx)
     found = ctx.plan
     if override is not None and (ctx.auto_fit or ctx.gpus in (None, override[0])):
@@ -355,7 +370,7 @@ def context_plan(ctx: Context) -> Plan | None:
         return None
     override = size_override(ctx)
     if ctx.profile_pick is not None:  # the profile's layout, as the fit rule sees it
-        override = (ctx.profile_pick.tp, ctx.profile_origin())
+        override = (ctx.profile_pick.tp, profile_origin(ctx))
     available = ctx.gpus or ctx.hw["gpu_count"]
     return fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, sizing_args(ctx),
                     max(available, override[0] if override else 1),

@@ -1,0 +1,67 @@
+"""Issue 34: the parallel layouts estimates are made for (`builder.performance.layouts`):
+every tensor-parallel split of the selection's GPUs that the fit rule holds, the rendered
+one first; one layout for the other single-node strategies; none across nodes."""
+
+from __future__ import annotations
+
+from builder import resolve
+from builder.performance.layouts import Layout, candidate_layouts, default_layout
+from tests.recipes_data import builder_catalog, builder_recipe
+
+QWEN_235B = "Qwen/Qwen3-235B-A22B-Instruct-2507"
+
+
+def layouts(hf_id: str, **query: str) -> tuple[Layout, ...]:
+    recipe = builder_recipe(hf_id)
+    return candidate_layouts(builder_catalog(), recipe, resolve(builder_catalog(), recipe, query))
+
+
+def test_a_small_dense_model_on_one_gpu_has_one_layout() -> None:
+    assert layouts("Qwen/Qwen3-8B", hardware="h200") == (Layout(1, 1, 1, 1, 1),)
+
+
+def test_every_split_of_the_gpus_asked_for_the_rendered_one_first() -> None:
+    # Qwen3-8B (32 heads, 8 KV heads, ~16 GB BF16) fits one H200: the builder renders 8
+    # replicas of TP1; TP8, TP4 x 2 and TP2 x 4 are the other splits of 8 GPUs.
+    found = layouts("Qwen/Qwen3-8B", hardware="h200", gpus="8")
+    assert [(x.tp, x.dp) for x in found] == [(1, 8), (8, 1), (4, 2), (2, 4)]
+    assert {x.gpus for x in found} == {8}
+    assert {x.ep for x in found} == {1}
+
+
+def test_a_split_that_does_not_hold_the_weights_is_left_out() -> None:
+    # Qwen3-235B BF16: 470 GB of weights. One H200 gives vLLM 141 x 0.9 = 126.9 GB: four
+    # hold 117.5 GB each plus 2 GB runtime, two (235 GB each) do not.
+    found = layouts(QWEN_235B, hardware="h200")
+    assert [x.label for x in found] == ["TP8", "TP4 × DP2"]
+
+
+def test_expert_parallel_strategies_spread_the_experts_over_every_gpu() -> None:
+    assert layouts(QWEN_235B, hardware="h200", strategy="single_node_tep") == (
+        Layout(gpus=8, tp=8, pp=1, dp=1, ep=8),)
+    dep = layouts(QWEN_235B, hardware="h200", strategy="single_node_dep")
+    assert dep == (Layout(gpus=8, tp=1, pp=1, dp=8, ep=8),)
+    assert dep[0].moe_tp == 1
+
+
+def test_experts_split_by_tensor_parallelism_without_expert_parallel() -> None:
+    found = layouts("Qwen/Qwen3-30B-A3B", hardware="h200", gpus="4")
+    assert {x.ep for x in found} == {1}
+    assert {x.moe_tp for x in found} == {4}
+
+
+def test_no_layout_across_nodes() -> None:
+    recipe = builder_recipe("deepseek-ai/DeepSeek-V4.1-Flash")
+    catalog = builder_catalog()
+    multi = [sid for sid, s in catalog["strategies"].items()
+             if s["deploy_type"] in ("multi_node", "pd_cluster")]
+    tried = 0
+    for sid in multi:
+        try:
+            selection = resolve(catalog, recipe, {"hardware": "h200", "strategy": sid})
+        except Exception:
+            continue
+        tried += 1
+        assert candidate_layouts(catalog, recipe, selection) == ()
+        assert default_layout(catalog, recipe, selection) is None
+    assert tried
