@@ -36,6 +36,7 @@ from builder.commands.fit import NO_ESTIMATE
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
+from builder.performance.report import summary_line
 from builder.types import Result
 
 from .api_contract import cli_document
@@ -305,6 +306,8 @@ def _serve(argv: list[str]) -> int:
         fit = result.get("fit")
         if fit:  # what fits the GPUs (--explain says so where there is no estimate)
             print(f"vllm-recipes: {fit['line']}", file=sys.stderr)
+        # how fast: the estimate with its source, or "no estimate" and why
+        print(f"vllm-recipes: {summary_line(result['performance'])}", file=sys.stderr)
     return 0
 
 

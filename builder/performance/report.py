@@ -38,15 +38,17 @@ from .estimates import (
 from .measured import Comparison, error_line, estimate_errors
 from .profiles import Pick
 
-__all__ = ["comparison_line", "gpu_comparison", "no_estimate", "performance_json"]
+__all__ = ["comparison_line", "gpu_comparison", "no_estimate", "performance_json",
+           "summary_line"]
 
 
 def no_estimate(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
                 variant_id: str, why: str = "") -> str:
-    """"no estimate for BF16 on 8× MI355X: AMD GPU" (the coverage's reason when it has one)."""
-    performance = recipe.get("performance") or {}
-    reason = why or (performance.get("missing") or {}).get(hw_id) or (
-        "" if estimates_of(recipe) is not None else "no estimates for this model")
+    """"no estimate for BF16 on MI355X: AIConfigurator models NVIDIA GPUs only" (`why`,
+    else the reason we know)."""
+    reason = why or ("AIConfigurator models NVIDIA GPUs only" if hw.get("brand") != "nvidia"
+                     else "no estimates for this model (recipes/performance/COVERAGE.md)"
+                     if estimates_of(recipe) is None else "")
     variant = recipe["variants"][variant_id]
     line = f"no estimate for {variant.get('label') or variant_id} on {hw['display_name']}"
     return f"{line}: {reason}" if reason else line
@@ -148,3 +150,20 @@ def comparison_line(row: Mapping[str, Any]) -> str:
             f"{number(row['tokens_per_s_per_gpu'])} tokens/s per GPU, "
             f"{number(row['tokens_per_s_per_user'])} tokens/s per user at "
             f"{row['concurrency']} users")
+
+
+def summary_line(performance: Mapping[str, Any]) -> str:
+    """The performance in one line (the command line's stderr, the page's line beside the
+    fit): the profile's why, the estimate with its source's label, the measured points; or
+    "no estimate ..."."""
+    parts = []
+    if performance.get("profile"):
+        parts.append(performance["profile"]["why"])
+    parts.append(performance["line"])
+    if performance.get("estimated"):
+        parts.append(performance["source"]["label"])
+    measured = performance.get("measured") or []
+    if measured:
+        parts.append(f"measured: {len(measured)} point{'s' if len(measured) != 1 else ''} on "
+                     f"this hardware ({performance['errors']})")
+    return " · ".join(parts)
