@@ -71,21 +71,22 @@ def _estimates(path: Path, root: Path, recipe: Recipe, hardware: HardwareCatalog
     except json.JSONDecodeError as error:
         problems.append(Located(display, error.lineno, "", f"not JSON: {error.msg}"))
         return None
-    source = YamlFile(path, display, data)  # no lines: `file: field: message`
+    source = YamlFile(path, display, data)
     estimates, found = validate(PerformanceEstimates, source)
-    problems += found
+    # JSON has no lines we track: `file: field: message`
+    problems += [Located(p.display, None, p.loc, p.message) for p in found]
     if estimates is None:
         return None
     wanted = recipe.model.model_id
     if estimates.model != wanted:
-        problems.append(source.problem(("model",), f"{estimates.model!r} is not the recipe's "
-                                                   f"id ({wanted!r})"))
+        problems.append(Located(display, None, "model", f"{estimates.model!r} is not the "
+                                                         f"recipe's id ({wanted!r})"))
     for number, cell in enumerate(estimates.cells):
         if cell.hardware not in hardware.hardware:
-            problems.append(source.problem(("cells", number, "hardware"),
-                                           f"unknown hardware id {cell.hardware!r}"))
+            problems.append(Located(display, None, f"cells[{number}].hardware",
+                                    f"unknown hardware id {cell.hardware!r}"))
         if cell.variant not in recipe.variants:
-            problems.append(source.problem(("cells", number, "variant"), (
+            problems.append(Located(display, None, f"cells[{number}].variant", (
                 f"no variant {cell.variant!r} in the recipe; variants: "
                 f"{', '.join(recipe.variants)}")))
     return estimates
