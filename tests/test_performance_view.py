@@ -99,6 +99,8 @@ def test_without_an_estimate_file_the_recipe_has_no_performance(tmp_path: Path) 
     (lambda d: d.update(default_workload="agentic"),
      "recipes/performance/Qwen/Qwen3-8B.json: default_workload: 'agentic' is not among the "
      "workloads (chat, long_prompt, reasoning)"),
+    (lambda d: d["cells"][2].pop("label"),
+     "recipes/performance/Qwen/Qwen3-8B.json: cells[2].label: Field required"),
     (lambda d: d["source"].update(extra="x"),
      "recipes/performance/Qwen/Qwen3-8B.json: source.extra: unknown key (not in the schema; "
      "check the spelling)"),
@@ -196,6 +198,11 @@ def test_a_rendering_carries_its_estimate_with_its_source() -> None:
     assert performance["estimated"] is True
     assert performance["source"]["label"] == LABEL
     assert performance["source"]["version"] == "0.12.0"
+    assert performance["source"]["database_version"] == "0.24.0"
+    # Each cell's own label (B200's kernel timings are another vLLM release's here).
+    b200 = build(builder_catalog(), _recipe(), {"hardware": "b200"})["performance"]
+    assert b200["source"]["label"].startswith("estimated by NVIDIA AIConfigurator 0.12.0 from "
+                                              "vLLM 0.26 kernel timings")
     # Balanced: the most users that each keep half of one user's 211 tokens/s: 16 (134).
     assert performance["point"]["concurrency"] == 16
     assert performance["line"] == ("est. 2,140 tokens/s per GPU at 16 users, 134 tokens/s per "
@@ -206,9 +213,16 @@ def test_a_rendering_carries_its_estimate_with_its_source() -> None:
 
 def test_no_estimate_is_said_never_guessed() -> None:
     catalog = builder_catalog()
-    amd = build(catalog, _recipe(), {"hardware": "mi355x"})["performance"]
-    assert amd["estimated"] is False and amd["point"] is None
-    assert amd["line"] == "no estimate for BF16 on MI355X: AIConfigurator models NVIDIA GPUs only"
+    recipe = _recipe()
+    recipe["performance"]["missing"] = {"default": {"mi355x": "AMD GPU: AIConfigurator 0.12.0 "
+                                                              "has no AMD system"}}
+    amd = build(catalog, recipe, {"hardware": "mi355x"})["performance"]
+    assert amd["estimated"] is False and amd["point"] is None and amd["source"] is None
+    assert amd["line"] == ("no estimate for BF16 on MI355X: AMD GPU: AIConfigurator 0.12.0 has "
+                           "no AMD system")
+    with pytest.raises(SelectionError) as error:
+        build(catalog, recipe, {"hardware": "mi355x", "profile": "latency"})
+    assert error.value.reason == amd["line"]
     none = build(catalog, builder_recipe(QWEN), {"hardware": "h100"})["performance"]
     assert none["line"].startswith("no estimate for BF16 on H100")
     assert none["source"] is None
@@ -279,7 +293,8 @@ def test_the_page_shows_the_estimate_labelled_and_a_table_one_tap_away() -> None
     assert html.index('class="rb-perf"') < html.index('class="rb-block"') or (
         html.index('class="rb-perf"') < html.index('class="rb-rows"'))
     amd = page_state(builder_catalog(), _recipe(), {"hardware": "mi355x"})["html"]
-    assert "no estimate for BF16 on MI355X" in amd and "tokens/s" not in amd
+    assert '<p class="rb-perf-line">no estimate for BF16 on MI355X</p>' in amd
+    assert "tokens/s" not in amd
     assert 'data-key="profile" data-value="latency" aria-pressed="false" tabindex="-1" ' \
            'aria-disabled="true"' in amd
 
@@ -317,3 +332,16 @@ def test_the_cli_refuses_a_profile_without_estimates_in_one_line(tmp_path: Path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("profile: no estimate for this model")
+
+
+def test_the_coverage_says_why_a_cell_has_no_estimate(tmp_path: Path) -> None:
+    root = _tree(tmp_path, FIXTURE.read_text())
+    (root / "performance" / "coverage.json").write_text(json.dumps({"supported": {QWEN: {
+        "default": {"h200": True, "mi355x": "AMD GPU: no AIConfigurator system"}}}}))
+    recipe = load_for(root, QWEN).builder_recipe(QWEN)
+    assert recipe["performance"]["missing"] == {
+        "default": {"mi355x": "AMD GPU: no AIConfigurator system"}}
+    result = build(builder_catalog(), recipe, {"hardware": "mi355x"})
+    assert result["performance"]["line"] == ("no estimate for BF16 on MI355X: AMD GPU: no "
+                                             "AIConfigurator system")
+    assert result["unavailable"]["profile"]["latency"] == result["performance"]["line"]

@@ -62,7 +62,10 @@ _POINT = _strict({"concurrency": _INT, "ttft_ms": _NUM, "tpot_ms": _NUM,
                   "tokens_per_s_per_gpu": _NUM, "tokens_per_s_per_user": _NUM,
                   "memory_gb": _NUM})
 _ESTIMATE_SOURCE = _strict({"tool": _STR, "version": _STR, "core_version": _STR,
-                            "backend": _STR, "database_version": _STR, "label": _STR})
+                            "backend": _STR, "database_version": _STR, "label": _STR},
+                           description="the estimate's source: the tool, its versions, the "
+                                       "vLLM version of its kernel timings, the label its "
+                                       "figures are shown with")
 _NULL_INT: Schema = {"type": ["integer", "null"]}
 _PERFORMANCE = _strict({
     "estimated": {"type": "boolean", "description": "an estimate covers the command's layout"},
@@ -74,7 +77,8 @@ _PERFORMANCE = _strict({
                                                       "osl": _INT})]},
     "layout": {"oneOf": [{"type": "null"}, _strict({
         "gpus": _INT, "tp": _INT, "pp": _INT, "dp": _INT, "ep": _INT, "weights": _STR,
-        "kv_cache": _STR, "checkpoint": _STR, "system": _STR})]},
+        "kv_cache": _STR, "checkpoint": _STR, "system": _STR, "strategy": _STR,
+        "kv_cache_dtype": _STR})]},
     "point": {"oneOf": [{"type": "null"}, _POINT]},
     "profile": {"oneOf": [{"type": "null"}, _strict({"name": _STR, "why": _STR,
                                                      "max_num_seqs": _INT})]},
@@ -99,7 +103,8 @@ _BY_GPU = {"type": "array", "description": "which GPU for this model: each hardw
            "first", "items": _strict({
                "hardware": _STR, "display_name": _STR, "gpus": _INT, "tp": _INT, "dp": _INT,
                "concurrency": _INT, "tokens_per_s_per_gpu": _NUM,
-               "tokens_per_s_per_user": _NUM, "ttft_ms": _NUM})}
+               "tokens_per_s_per_user": _NUM, "ttft_ms": _NUM,
+               "label": {"type": "string", "description": "the estimate's source"}})}
 
 _COMMAND_PROPERTIES: Schema = {
     "selection": {"type": "object", "required": ["hardware", "variant", "strategy", "nodes",

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from .checks import check_default_builds, check_recipe, check_related, check_unique_model_ids
 from .errors import InvalidRecipe
 from .guide import parse_guide
-from .performance_data import deployments_path, estimates_path, load_performance
+from .performance_data import coverage_path, deployments_path, estimates_path, load_performance
 from .schema import HardwareCatalog, HardwareNote, ModelFacts, Recipe, Strategy
 from .validated import publish, validate
 from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
@@ -282,7 +282,8 @@ def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
     if hardware is None or problems:
         return None, problems
     base = "" if memo is None else _digest(
-        [root / "hardware.yaml", *sorted((root / "strategies").glob("*.yaml"))])
+        [root / "hardware.yaml", *sorted((root / "strategies").glob("*.yaml")),
+         coverage_path(root)])
     loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]] = {}
     for path in sorted((root / "models").glob("*/*.yaml")):
         if memo is None:

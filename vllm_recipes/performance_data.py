@@ -11,7 +11,10 @@
   disaggregated row has no single-server layout) and its workload ("64K input, 400 output")
   read from its words. A row whose words say neither is left out.
 
-`load_performance` gives `schema.RecipePerformance` (None when there is neither), which the
+`recipes/performance/coverage.json` says why a variant has no estimate on a hardware, and
+why the measured points have none beside them; the builder shows those words.
+
+`load_performance` gives `schema.RecipePerformance` (None when there is nothing), which the
 loader puts on the recipe, and the builder reads as `recipe["performance"]`
 (`builder/performance/`).
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +34,8 @@ from .schema import HardwareCatalog, MeasuredPoint, PerformanceEstimates, Recipe
 from .validated import validate
 from .yaml_source import Located, YamlFile, read_text, read_yaml
 
-__all__ = ["ESTIMATES_DIR", "MAX_ESTIMATE_BYTES", "estimates_path", "load_performance",
-           "measured_points"]
+__all__ = ["ESTIMATES_DIR", "MAX_ESTIMATE_BYTES", "coverage_path", "deployments_path",
+           "estimates_path", "load_performance", "measured_points"]
 
 ESTIMATES_DIR = "performance"
 """Folder of the estimate files inside the recipe tree."""
@@ -142,14 +146,48 @@ def _measured(path: Path, root: Path) -> list[MeasuredPoint]:
     return measured_points(table, source.display) if isinstance(table, dict) else []
 
 
+def coverage_path(root: Path) -> Path:
+    """`recipes/performance/coverage.json`: what has an estimate, and why not (made by
+    `make estimates`, held to the data by its staleness test)."""
+    return root / ESTIMATES_DIR / "coverage.json"
+
+
+@lru_cache(maxsize=4)
+def _coverage_file(path: str, stamp: tuple[int, int]) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # its staleness test reports a broken file
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _coverage(root: Path, hf_id: str) -> tuple[dict[str, dict[str, str]], str | None]:
+    """(variant -> hardware id -> why no estimate, why the measured points have none)."""
+    path = coverage_path(root)
+    try:
+        info = path.stat()
+    except OSError:
+        return {}, None
+    data = _coverage_file(str(path), (info.st_mtime_ns, info.st_size))
+    supported = (data.get("supported") or {}).get(hf_id) or {}
+    missing = {vid: {hw: why for hw, why in by_hw.items() if isinstance(why, str)}
+               for vid, by_hw in supported.items() if isinstance(by_hw, dict)}
+    note = ((data.get("measured") or {}).get(hf_id) or {}).get("estimate")
+    return {vid: found for vid, found in missing.items() if found}, (
+        note if isinstance(note, str) else None)
+
+
 def load_performance(root: Path, recipe_path: Path, recipe: Recipe, hardware: HardwareCatalog,
                      problems: list[Located]) -> RecipePerformance | None:
-    """The recipe's estimates and measured points (None when it has neither; problems of
-    its estimate file added to `problems`)."""
+    """The recipe's estimates, measured points and why some have none (None when it has
+    none of these; problems of its estimate file added to `problems`)."""
     path = estimates_path(root, recipe_path)
     estimates = (_estimates(path, root, recipe, hardware, problems) if path.is_file()
                  else None)
     measured = _measured(deployments_path(root, recipe_path), root)
-    if estimates is None and not measured:
+    missing, note = _coverage(root, recipe.model.model_id)
+    missing = {vid: by_hw for vid, by_hw in missing.items() if vid in recipe.variants}
+    if estimates is None and not measured and not missing:
         return None
-    return RecipePerformance(estimates=estimates, measured=measured)
+    return RecipePerformance(estimates=estimates, measured=measured, missing=missing,
+                             measured_note=note if measured else None)

@@ -1097,10 +1097,12 @@ class EstimateSource(Strict):
     version: str
     core_version: str
     backend: str
-    database_version: str
-    """The vLLM version of the kernel timings the tool estimates from."""
-    label: str
-    """What every estimate is shown with ("estimated by NVIDIA AIConfigurator ...")."""
+    database_version: str | None = None
+    """The vLLM version of the kernel timings the tool estimates from (when every cell's
+    is the same; each cell has its own)."""
+    label: str | None = None
+    """What every estimate is shown with ("estimated by NVIDIA AIConfigurator ..."), when
+    every cell's is the same (each cell has its own)."""
 
 
 class EstimateWorkload(Strict):
@@ -1130,6 +1132,7 @@ class EstimateCell(Strict):
     system: str
     """The tool's name of the system (`recipes/hardware.yaml`'s `aiconfigurator_system`)."""
     variant: Identifier
+    strategy: Identifier
     checkpoint: HfId
     gpus: Annotated[int, Field(ge=1)]
     tp: Annotated[int, Field(ge=1)]
@@ -1138,6 +1141,14 @@ class EstimateCell(Strict):
     ep: Annotated[int, Field(ge=1)]
     weights: str
     kv_cache: str
+    kv_cache_dtype: str
+    """The command's `--kv-cache-dtype` ("auto" when it sets none)."""
+    moe_weights: str | None = None
+    """A MoE model's expert weights format."""
+    database_version: str
+    """The vLLM version of the kernel timings this cell was estimated from."""
+    label: str
+    """What this cell's figures are shown with ("estimated by NVIDIA AIConfigurator ...")."""
     workload: Identifier
     points: list[EstimatePoint]
 
@@ -1198,6 +1209,10 @@ class RecipePerformance(Strict):
 
     estimates: PerformanceEstimates | None = None
     measured: list[MeasuredPoint] = []
+    missing: dict[Identifier, dict[Identifier, str]] = {}
+    """Variant -> hardware id -> why it has no estimate (`recipes/performance/coverage.json`)."""
+    measured_note: str | None = None
+    """Why the measured points have no estimate beside them (the coverage's word)."""
 
 
 class Recipe(Strict):

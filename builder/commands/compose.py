@@ -285,7 +285,8 @@ def profile_choice(ctx: Context) -> Pick | None:
     profile = ctx.selection.get("profile")
     if not profile or not ctx.auto_fit or not ctx.gpus:
         return None
-    return pick(ctx.recipe, ctx.hw_id, ctx.selection["variant"], ctx.gpus, profile)
+    return pick(ctx.recipe, ctx.hw_id, ctx.selection["variant"], ctx.selection["strategy"],
+                ctx.gpus, profile)
 
 
 def profile_origin(ctx: Context) -> Origin:

@@ -230,7 +230,7 @@ def selection_profile_reason(catalog: Data, recipe: Data, sel: Mapping[str, str]
     strategy = catalog["strategies"][sel["strategy"]]
     gpus = sel.get(GPUS)
     return profile_reason(recipe, catalog["hardware"][sel["hardware"]], sel["hardware"],
-                          sel["variant"], int(gpus) if gpus else None,
+                          sel["variant"], sel["strategy"], int(gpus) if gpus else None,
                           deploy_type(strategy).is_plain(strategy), profile)
 
 

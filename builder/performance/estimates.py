@@ -4,11 +4,13 @@ what one selection reads of them.
 A recipe's `performance` (None when it has neither) is
 
     estimates   the JSON form of `recipes/performance/<org>/<repo>.json` (`Estimates`): the
-                tool that made it (`source`, with the label every estimate is shown with), the
-                workloads (input and output tokens), the default workload, and one cell per
-                hardware x variant x layout (GPUs, tensor, pipeline, data and expert parallel
-                sizes) x workload, each with a ladder of concurrencies (`points`)
+                tool that made it (`source`), the workloads (input and output tokens), the
+                default workload, and one cell per hardware x variant x strategy x layout
+                (GPUs, tensor, pipeline, data and expert parallel sizes) x workload, each with
+                the label its figures are shown with and a ladder of concurrencies (`points`)
     measured    points from real runs (`Measured`), each with its source
+    missing     variant -> hardware id -> why it has no estimate (the coverage's word)
+    measured_note  why the measured points have no estimate beside them, when none has
 
 The estimate of a selection is the cell of its hardware, variant and the layout of its
 command (tensor- x data-parallel sizes, one pipeline stage) at the default workload; the
@@ -19,14 +21,12 @@ users at which each still gets at least half the speed one user alone gets.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
-__all__ = ["BALANCED_SHARE", "DEFAULT_WORKLOAD", "Cell", "Estimates", "Measured", "Point",
+__all__ = ["BALANCED_SHARE", "Cell", "Estimates", "Measured", "Point",
            "Source", "Workload", "balanced_point", "cell_for", "cells_for", "default_workload",
            "estimate_line", "estimates_of", "layout_text", "measured_of", "number", "point_text"]
 
-DEFAULT_WORKLOAD = "chat"
-"""The workload a selection's estimate is shown at when the file names none."""
 BALANCED_SHARE = 0.5
 """The balanced point keeps each user at least this share of one user's speed."""
 
@@ -36,9 +36,9 @@ class Source(TypedDict):
     version: str
     core_version: str
     backend: str
-    database_version: str
-    label: str
-    """What every estimate is shown with ("estimated by NVIDIA AIConfigurator ...")."""
+    database_version: NotRequired[str]
+    label: NotRequired[str]
+    """What every estimate is shown with, when every cell's label is the same."""
 
 
 class Workload(TypedDict):
@@ -62,6 +62,7 @@ class Cell(TypedDict):
     hardware: str
     system: str
     variant: str
+    strategy: str
     checkpoint: str
     gpus: int
     tp: int
@@ -70,6 +71,11 @@ class Cell(TypedDict):
     ep: int
     weights: str
     kv_cache: str
+    kv_cache_dtype: str
+    moe_weights: NotRequired[str]
+    database_version: str
+    label: str
+    """What this cell's figures are shown with ("estimated by NVIDIA AIConfigurator ...")."""
     workload: str
     points: list[Point]
 
@@ -116,26 +122,27 @@ def measured_of(recipe: Mapping[str, Any]) -> list[Measured]:
 
 
 def default_workload(estimates: Estimates) -> str:
-    return estimates.get("default_workload") or DEFAULT_WORKLOAD
+    return estimates["default_workload"]
 
 
 def cells_for(estimates: Estimates, hw_id: str, variant_id: str, *, gpus: int | None = None,
-              workload: str | None = None) -> list[Cell]:
-    """The cells of a hardware and variant (of `gpus` GPUs, at `workload`, when given), in
-    the file's order."""
+              workload: str | None = None, strategy: str | None = None) -> list[Cell]:
+    """The cells of a hardware and variant (of `gpus` GPUs, at `workload`, for `strategy`,
+    when given), in the file's order."""
     return [cell for cell in estimates["cells"]
             if cell["hardware"] == hw_id and cell["variant"] == variant_id
             and (gpus is None or cell["gpus"] == gpus)
-            and (workload is None or cell["workload"] == workload)]
+            and (workload is None or cell["workload"] == workload)
+            and (strategy is None or cell["strategy"] == strategy)]
 
 
-def cell_for(estimates: Estimates, hw_id: str, variant_id: str, tp: int, dp: int,
-             workload: str | None = None) -> Cell | None:
-    """The cell of one layout (`tp` x `dp` GPUs, one pipeline stage) at `workload` (the
-    default workload when None)."""
+def cell_for(estimates: Estimates, hw_id: str, variant_id: str, strategy: str, tp: int,
+             dp: int, workload: str | None = None) -> Cell | None:
+    """The cell of one layout of `strategy` (`tp` x `dp` GPUs, one pipeline stage) at
+    `workload` (the default workload when None)."""
     wanted = workload or default_workload(estimates)
     return next((cell for cell in cells_for(estimates, hw_id, variant_id, gpus=tp * dp,
-                                            workload=wanted)
+                                            workload=wanted, strategy=strategy)
                  if cell["tp"] == tp and cell["dp"] == dp and cell["pp"] == 1), None)
 
 

@@ -55,14 +55,14 @@ class Pick:
     users, est."."""
 
 
-def _layouts(recipe: Mapping[str, Any], hw_id: str, variant_id: str, gpus: int
-             ) -> tuple[str, list[Cell]]:
+def _layouts(recipe: Mapping[str, Any], hw_id: str, variant_id: str, strategy: str,
+             gpus: int) -> tuple[str, list[Cell]]:
     estimates = estimates_of(recipe)
     if estimates is None:
         return "", []
     workload = default_workload(estimates)
     return workload, [cell for cell in cells_for(estimates, hw_id, variant_id, gpus=gpus,
-                                                 workload=workload)
+                                                 workload=workload, strategy=strategy)
                       if cell["pp"] == 1 and cell["tp"] * cell["dp"] == gpus and cell["points"]]
 
 
@@ -82,13 +82,13 @@ def _throughput(cells: list[Cell]) -> tuple[Cell, Point]:
                key=lambda found: found[1]["tokens_per_s_per_gpu"])
 
 
-def pick(recipe: Mapping[str, Any], hw_id: str, variant_id: str, gpus: int, profile: str
-         ) -> Pick | None:
-    """What `profile` picks on `gpus` GPUs of `hw_id` (see the module docstring); None for
-    balanced, or where no estimate covers them."""
+def pick(recipe: Mapping[str, Any], hw_id: str, variant_id: str, strategy: str, gpus: int,
+         profile: str) -> Pick | None:
+    """What `profile` picks on `gpus` GPUs of `hw_id` for `strategy` (see the module
+    docstring); None for balanced, or where no estimate covers them."""
     if profile == BALANCED:
         return None
-    workload, cells = _layouts(recipe, hw_id, variant_id, gpus)
+    workload, cells = _layouts(recipe, hw_id, variant_id, strategy, gpus)
     if not cells:
         return None
     cell, point = _latency(cells) if profile == "latency" else _throughput(cells)
@@ -103,7 +103,8 @@ def pick(recipe: Mapping[str, Any], hw_id: str, variant_id: str, gpus: int, prof
 
 
 def profile_reason(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
-                   variant_id: str, gpus: int | None, plain: bool, profile: str) -> str | None:
+                   variant_id: str, strategy: str, gpus: int | None, plain: bool,
+                   profile: str) -> str | None:
     """Why `profile` cannot be picked for this selection (None when it can): `gpus` is the
     single-node selection's GPU count (None for other strategies), `plain` whether its
     strategy is single-node Tensor Parallel."""
@@ -118,11 +119,14 @@ def profile_reason(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
     checkpoint = variant.get("label") or variant_id
     cells = cells_for(estimates, hw_id, variant_id)
     if not cells:
-        return f"no estimate for {checkpoint} on {hw['display_name']}"
+        why = ((recipe.get("performance") or {}).get("missing") or {}).get(
+            variant_id, {}).get(hw_id)
+        return f"no estimate for {checkpoint} on {hw['display_name']}" + (
+            f": {why}" if why else "")
     if gpus is None or not plain:
         return (f"the {name} profile picks among single-node Tensor Parallel layouts; pick "
                 "that strategy")
-    if not _layouts(recipe, hw_id, variant_id, gpus)[1]:
+    if not _layouts(recipe, hw_id, variant_id, strategy, gpus)[1]:
         counts = sorted({cell["gpus"] for cell in cells})
         listed = " or ".join(str(count) for count in counts)
         return (f"no estimate for {gpus}× {hw['display_name']}: the estimates cover "

@@ -5,7 +5,8 @@
     estimated   whether an estimate covers the command's layout
     line        "est. 4,119 tokens/s per GPU at 32 users, ..." (the balanced point of the
                 default workload, or the profile's pick), or "no estimate ..." with why
-    source      the estimates' source (tool, versions, and the label shown with every figure)
+    source      the estimate's source (tool, versions, the cell's database and the label its
+                figures are shown with); None without an estimate
     workload    the default workload, its input and output tokens
     layout      the estimated layout (GPUs, TP, PP, DP, EP, formats) and `point` its figures
     curves      (full renderings) the layout's points for every workload
@@ -46,9 +47,10 @@ def no_estimate(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
                 variant_id: str, why: str = "") -> str:
     """"no estimate for BF16 on MI355X: AIConfigurator models NVIDIA GPUs only" (`why`,
     else the reason we know)."""
-    reason = why or ("AIConfigurator models NVIDIA GPUs only" if hw.get("brand") != "nvidia"
-                     else "no estimates for this model (recipes/performance/COVERAGE.md)"
-                     if estimates_of(recipe) is None else "")
+    missing = (recipe.get("performance") or {}).get("missing") or {}
+    reason = why or missing.get(variant_id, {}).get(hw_id) or (
+        "no estimates for this model (recipes/performance/COVERAGE.md)"
+        if estimates_of(recipe) is None else "")
     variant = recipe["variants"][variant_id]
     line = f"no estimate for {variant.get('label') or variant_id} on {hw['display_name']}"
     return f"{line}: {reason}" if reason else line
@@ -68,16 +70,20 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
     estimates = estimates_of(recipe)
     measured = [m for m in measured_of(recipe) if m["hardware"] == hw_id]
     comparisons = estimate_errors(estimates, measured)
+    errors = None
+    if comparisons:
+        note = (recipe.get("performance") or {}).get("measured_note")
+        errors = (f"no estimate beside the measured points: {note}"
+                  if note and all(c["estimate"] is None for c in comparisons)
+                  else error_line(comparisons))
     out: dict[str, Any] = {
         "estimated": False, "line": "", "source": None, "workload": None, "layout": None,
-        "point": None, "profile": None, "measured": _compared(comparisons),
-        "errors": error_line(comparisons) if comparisons else None,
+        "point": None, "profile": None, "measured": _compared(comparisons), "errors": errors,
     }
     if full:
         out["curves"] = None
     if estimates is not None:
         workload = default_workload(estimates)
-        out["source"] = estimates["source"]
         out["workload"] = {"name": workload, **estimates["workloads"][workload]}
     if estimates is None or argv is None:
         why = "" if argv is not None or estimates is None else (
@@ -85,7 +91,8 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
         out["line"] = no_estimate(recipe, hw, hw_id, variant_id, why)
         return out
     sizes = parallel_sizes(argv)
-    cell = (cell_for(estimates, hw_id, variant_id, sizes["TP"], sizes["DP"])
+    strategy = selection["strategy"]
+    cell = (cell_for(estimates, hw_id, variant_id, strategy, sizes["TP"], sizes["DP"])
             if sizes["PP"] == 1 else None)
     if cell is None or not cell["points"]:
         layout = layout_text(sizes["TP"], sizes["DP"])
@@ -96,9 +103,12 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
     point: Point = chosen.point if chosen is not None else balanced_point(cell["points"])
     out.update({
         "estimated": True,
+        "source": {**estimates["source"], "database_version": cell["database_version"],
+                   "label": cell["label"]},
         "line": estimate_line(estimates, point, cell["workload"]),
         "layout": {key: cell[key] for key in ("gpus", "tp", "pp", "dp", "ep", "weights",
-                                                 "kv_cache", "checkpoint", "system")},
+                                                 "kv_cache", "checkpoint", "system",
+                                                 "strategy", "kv_cache_dtype")},
         "point": point,
         "profile": ({"name": chosen.profile, "why": chosen.why,
                      "max_num_seqs": chosen.max_num_seqs} if chosen is not None else None),
@@ -106,7 +116,8 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
     if full:
         curves = {}
         for name, load in estimates["workloads"].items():
-            found = cell_for(estimates, hw_id, variant_id, sizes["TP"], sizes["DP"], name)
+            found = cell_for(estimates, hw_id, variant_id, strategy, sizes["TP"], sizes["DP"],
+                             name)
             if found is not None:
                 curves[name] = {**load, "points": sorted(
                     found["points"], key=lambda p: p["concurrency"])}
@@ -138,6 +149,7 @@ def gpu_comparison(catalog: Mapping[str, Any], recipe: Mapping[str, Any],
             "tokens_per_s_per_gpu": point["tokens_per_s_per_gpu"],
             "tokens_per_s_per_user": point["tokens_per_s_per_user"],
             "ttft_ms": point["ttft_ms"],
+            "label": perf["source"]["label"],
         })
     rows.sort(key=lambda r: (-r["tokens_per_s_per_gpu"], r["hardware"]))
     return rows

@@ -95,11 +95,13 @@ def performance_html(performance: Mapping[str, Any] | None) -> str:
     return "".join(out)
 
 
-def comparison_html(rows: Sequence[Mapping[str, Any]], label: str) -> str:
-    """Which GPU for this model: one row per hardware (`gpu_comparison`), with the source's
-    label; "" without rows."""
+def comparison_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Which GPU for this model: one row per hardware (`gpu_comparison`), with the labels of
+    their sources; "" without rows."""
     if not rows:
         return ""
+    labels = "".join(f'<p class="rb-perf-source">{escape(label)}</p>'
+                     for label in dict.fromkeys(row["label"] for row in rows))
     body = "".join(
         f'<tr><th scope="row">{escape(row["display_name"])}</th>'
         f'<td>{row["gpus"]} ({escape(layout_text(row["tp"], row["dp"]))})</td>'
@@ -114,5 +116,4 @@ def comparison_html(rows: Sequence[Mapping[str, Any]], label: str) -> str:
             '<th scope="col">GPU</th><th scope="col">GPUs</th>'
             '<th scope="col">tokens/s per GPU</th><th scope="col">tokens/s per user</th>'
             '<th scope="col">users</th><th scope="col">TTFT</th></tr></thead>'
-            f'<tbody>{body}</tbody></table></div>'
-            f'<p class="rb-perf-source">{escape(label)}</p>')
+            f'<tbody>{body}</tbody></table></div>{labels}')

@@ -192,8 +192,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
     by_gpu = api.gpu_rows(catalog, recipe, tree)
     sections = [
         *job.sections,
-        *([Section("command", "Which GPU", "which-gpu", comparison_html(
-            by_gpu, tree.doc.result["performance"]["source"]["label"]))] if by_gpu else []),
+        *([Section("command", "Which GPU", "which-gpu", comparison_html(by_gpu))]
+          if by_gpu else []),
         *([Section("install", deployments.HEADING, "dynamo",
                    deployments.section_html(hf_id, dynamo, relative_root(hf_id)),
                    assets=("dynamo",))]
