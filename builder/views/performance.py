@@ -1,11 +1,13 @@
-"""How fast, beside the fit line: the rendering's `performance` as HTML (built at build time
-and by the page's Python alike; no chart library, no script).
+"""How fast: the rendering's `performance` as HTML (built at build time and by the page's
+Python alike; no chart library, no script). Beside the fit line, one line
+(`performance_line`); after the commands, one tap away (`performance_html`, a disclosure), the
+rest, so that the command and its Copy stay in the first screen:
 
     measured    first, where points were measured on this hardware: each as measured, with
                 its source, the estimate of the same layout beside it and the estimates' error
     estimate    the line ("est. 4,119 tokens/s per GPU at 32 users, ...") with its source's
-                label every time, and one tap away (a disclosure) a table of tokens/s per GPU
-                and per user across concurrencies for every workload of the layout
+                label every time; the table of tokens/s per GPU and per user across
+                concurrencies for every workload of the layout
     none        "no estimate for ... on ...: why", never a figure of ours
 
 `comparison_html` is the model page's "which GPU" table (`performance.report.gpu_comparison`).
@@ -19,7 +21,7 @@ from typing import Any
 from ..html_text import escape
 from ..performance.estimates import layout_text, number
 
-__all__ = ["comparison_html", "performance_html"]
+__all__ = ["comparison_html", "performance_html", "performance_line"]
 
 
 def _measured(performance: Mapping[str, Any]) -> list[str]:
@@ -67,31 +69,58 @@ def _table(curves: Mapping[str, Any]) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def performance_html(performance: Mapping[str, Any] | None) -> str:
-    """The block beside the fit line (see the module docstring); "" without `performance`."""
+def performance_line(performance: Mapping[str, Any] | None) -> str:
+    """The line beside the fit line: the first measured point (measured beats estimated),
+    the estimate with its source's label, or "no estimate ..."; "" without `performance`."""
     if not performance:
         return ""
-    out = ['<div class="rb-perf">']
+    out = ['<p class="rb-perf">']
+    measured = performance["measured"]
+    if measured:
+        first = measured[0]
+        more = len(measured) - 1
+        out.append(f'<strong>measured</strong> {number(first["tokens_per_s_per_gpu"])} tokens/s '
+                   f'per GPU at {first["concurrency"]} users, '
+                   f'{number(first["tokens_per_s_per_user"])} tokens/s per user · '
+                   f'{escape(first["layout"])}'
+                   + (f" ({more} more below)" if more else "") + "</p>")
+        if not performance["estimated"]:  # why none is beside them: below, with them
+            return "".join(out)
+        out.append('<p class="rb-perf">')
+    if not performance["estimated"]:
+        out.append(f"{escape(performance['line'])}</p>")
+        return "".join(out)
+    why = performance.get("profile")
+    if why:
+        out.append(f'<span class="rb-perf-why">{escape(why["why"])}</span> ')
+    out.append(f'{escape(performance["line"])} <small class="rb-perf-source">'
+               f'{escape(performance["source"]["label"])}</small></p>')
+    return "".join(out)
+
+
+def performance_html(performance: Mapping[str, Any] | None) -> str:
+    """One tap away, after the commands: the measured points with their sources and the
+    estimates' error, and the table of every workload; "" when there is neither."""
+    if not performance:
+        return ""
+    curves = performance.get("curves") if performance["estimated"] else None
+    if not performance["measured"] and not curves:
+        return ""
+    what = " and ".join(part for part in (
+        "measured" if performance["measured"] else "",
+        "estimated by workload" if curves else "") if part)
+    out = [f'<details class="rb-perf-more"><summary>How fast: {what}</summary>']
     if performance["measured"]:
         out += _measured(performance)
-    if not performance["estimated"]:
-        out.append(f'<p class="rb-perf-line">{escape(performance["line"])}</p></div>')
-        return "".join(out)
-    label = performance["source"]["label"]
-    why = performance.get("profile")
-    out.append('<p class="rb-perf-line">'
-               + (f'<span class="rb-perf-why">{escape(why["why"])}</span> ' if why else "")
-               + f'{escape(performance["line"])} <small class="rb-perf-source">'
-               f"{escape(label)}</small></p>")
-    curves = performance.get("curves")
     if curves:
         layout = performance["layout"]
+        label = performance["source"]["label"]
         out.append(
-            '<details class="rb-perf-more"><summary>Estimated tokens/s per GPU and per user, '
+            f'<p class="rb-perf-caption">Estimated tokens/s per GPU and per user, '
             f'{layout["gpus"]}× GPU{"s" if layout["gpus"] != 1 else ""} '
-            f'({escape(layout_text(layout["tp"], layout["dp"]))}), by workload</summary>'
-            f'{_table(curves)}<p class="rb-perf-source">{escape(label)}</p></details>')
-    out.append("</div>")
+            f'({escape(layout_text(layout["tp"], layout["dp"]))})</p>'
+            f'{_table(curves)}<p class="rb-perf-source">{escape(label)}</p>')
+    out.append("</details>")
     return "".join(out)
 
 

@@ -54,7 +54,7 @@ from ..vocabulary import (
     is_foreign,
 )
 from .files import files_html
-from .performance import performance_html
+from .performance import performance_html, performance_line
 
 __all__ = ["click_query", "clicks", "neighbours", "page_state", "render_widget", "widget_pieces"]
 
@@ -472,13 +472,16 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     fit = result.get("fit")
     if fit:  # what fits the GPUs, beside the summary
         out.append(f'<p class="rb-fit">{escape(fit["line"])}</p>')
-    perf = performance_html(result.get("performance"))
+    perf = performance_line(result.get("performance"))
     if perf:  # how fast: measured, else estimated (with its source), else "no estimate"
         out.append(perf)
     checked = result["install"][install].get("checked_with")
     if checked:  # beside the command: the release whose parser accepted it
         out.append(f'<p class="rb-checked">{escape(checked)}</p>')
     out += _blocks(result, cache)
+    more = performance_html(result.get("performance"))
+    if more:  # how fast, one tap away: measured points, the table of every workload
+        out.append(more)
     out += _requests(result)
     if files:
         out.append(files)
