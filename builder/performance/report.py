@@ -39,8 +39,13 @@ from .estimates import (
 from .measured import Comparison, error_line, estimate_errors
 from .profiles import Pick
 
-__all__ = ["comparison_line", "gpu_comparison", "no_estimate", "performance_json",
+__all__ = ["LAYOUT_KEYS", "comparison_line", "gpu_comparison", "no_estimate", "performance_json",
            "summary_line"]
+
+
+LAYOUT_KEYS = ("gpus", "tp", "pp", "dp", "ep", "weights", "kv_cache", "checkpoint", "system",
+               "strategy", "kv_cache_dtype")
+"""What a rendering's `performance.layout` holds of its cell."""
 
 
 def no_estimate(recipe: Mapping[str, Any], hw: Mapping[str, Any], hw_id: str,
@@ -106,9 +111,7 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
         "source": {**estimates["source"], "database_version": cell["database_version"],
                    "label": cell["label"]},
         "line": estimate_line(estimates, point, cell["workload"]),
-        "layout": {key: cell[key] for key in ("gpus", "tp", "pp", "dp", "ep", "weights",
-                                                 "kv_cache", "checkpoint", "system",
-                                                 "strategy", "kv_cache_dtype")},
+        "layout": {key: value for key, value in cell.items() if key in LAYOUT_KEYS},
         "point": point,
         "profile": ({"name": chosen.profile, "why": chosen.why,
                      "max_num_seqs": chosen.max_num_seqs} if chosen is not None else None),
