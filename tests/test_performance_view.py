@@ -352,3 +352,26 @@ def test_the_coverage_says_why_a_cell_has_no_estimate(tmp_path: Path) -> None:
     assert result["performance"]["line"] == ("no estimate for BF16 on MI355X: AMD GPU: no "
                                              "AIConfigurator system")
     assert result["unavailable"]["profile"]["latency"] == result["performance"]["line"]
+
+
+def test_the_acceptance_example_on_the_real_tree(capsys: Any) -> None:
+    """`vllm-recipes Qwen/Qwen3-8B hardware=h200 --json`: an AIConfigurator estimate naming its
+    versions (recipes/performance/Qwen/Qwen3-8B.json); latency and throughput change the
+    command; MI355X has no estimate."""
+    assert main([QWEN, "hardware=h200", "--json"]) == 0
+    performance = json.loads(capsys.readouterr().out)["recommended_command"]["performance"]
+    assert performance["estimated"] is True
+    assert (performance["source"]["tool"], performance["source"]["version"],
+            performance["source"]["core_version"]) == ("aiconfigurator", "0.12.0", "0.12.0")
+    assert performance["source"]["database_version"]
+    assert performance["line"].startswith("est. ")
+    commands = {}
+    for profile in ("balanced", "latency", "throughput"):
+        assert main([QWEN, "hardware=h200", f"profile={profile}"]) == 0
+        out, err = capsys.readouterr()
+        commands[profile] = out
+        assert (f"vllm-recipes: {profile} profile: " in err) == (profile != "balanced")
+    assert len(set(commands.values())) == 3
+    assert main([QWEN, "hardware=mi355x", "--json"]) == 0
+    amd = json.loads(capsys.readouterr().out)["recommended_command"]["performance"]
+    assert amd["estimated"] is False and amd["line"].startswith("no estimate for BF16 on MI355X")
