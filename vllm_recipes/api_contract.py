@@ -57,7 +57,8 @@ CLI_ONLY = {
 }
 """Keys `vllm-recipes --json` has and a site's document has not, and why. (A per-selection
 file also leaves out the keys a recipe's document has in full: `strategy_spec`,
-`hardware_profile`, `by_hardware`, each block's `sources`, and `commands` for one command.)"""
+`hardware_profile`, `by_hardware`, each block's `sources`, `commands` for one command, and
+the performance curves of every workload.)"""
 
 Data = dict[str, Any]
 
