@@ -26,7 +26,7 @@ export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
 .PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
-	lint bench schema clean parser-envs aic-env flags
+	lint bench schema clean parser-envs aic-env estimates flags
 
 help:
 	@echo "make serve   install what is missing, build the site, serve it on http://$(HOST):$(PORT)"
@@ -35,8 +35,9 @@ help:
 	@echo "make dev     serve the site while you edit recipes: each save rebuilds what changed"
 	@echo "make bench   build-time, size and page-load benchmarks (PUBLIC=<origin>: also side by side with the public site)"
 	@echo "make lint    ruff"
+	@echo "make estimates  NVIDIA AIConfigurator's performance estimates into recipes/performance/ (ONLY=<recipe regex>)"
 
-$(VENV)/.installed: requirements.lock pyproject.toml
+$(VENV)/.installed: requirements.lock pyproject.toml setup.py build_backend.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
@@ -72,6 +73,17 @@ $(AIC_VENV)/.installed: requirements-aiconfigurator.lock
 	touch $@
 
 aic-env: $(AIC_VENV)/.installed
+
+# Performance estimates (issue 34): AIConfigurator over every cell it can model, written to
+# recipes/performance/ (vllm_recipes/estimates.py; cells it already has with the same inputs
+# are kept). The project's environment dumps the validated recipes, AIConfigurator's runs on
+# them, niced. ONLY=<regex of recipe ids> limits a run. Neither serve nor test needs it: the
+# test only checks the committed data against the builder (tests/test_performance_data.py).
+ESTIMATES_CATALOGUE := .aic-venv/estimates-catalogue.json
+estimates: install-py aic-env
+	$(PY) -m vllm_recipes.estimates catalogue $(ESTIMATES_CATALOGUE)
+	PYTHONPATH=$(CURDIR) nice -n 15 $(AICONFIGURATOR_PYTHON) -m vllm_recipes.estimates run \
+	  $(ESTIMATES_CATALOGUE) "$(ONLY)"
 
 # Our flag lists, written from the same parsers (a test fails while they are stale). After a
 # bump of VLLM_VERSION the new release's list does not exist yet: `make test` writes it.
@@ -123,11 +135,10 @@ serve: build
 dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
+# The linters run while the cached environments install (pip waits on the disk, mypy on the CPU).
 test: install install-browser install-nginx
-	$(MAKE) -j2 parser-envs aic-env
+	$(MAKE) -j4 parser-envs aic-env lint
 	$(MAKE) $(FLAGS_FILE)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n auto
 
 test-fast: install

@@ -148,5 +148,5 @@ class Result(TypedDict):
     sequences, the arithmetic and the facts used; None for a recipe without memory facts and
     for layouts over several nodes."""
     performance: dict[str, Any]
-    """How fast it serves (`performance.report.performance_json`): the estimate of the
+    """How fast it serves (`estimates.report.performance_json`): the estimate of the
     command's layout with its source, or "no estimate" and why; measured points beside it."""

@@ -115,7 +115,7 @@ PROFILES: dict[str, Profile] = {
     "throughput": Profile("Throughput", "tokens/s per GPU"),
 }
 """Workload profiles (the `profile` key); the first is the default and keeps the recipe's
-command as it is (`builder.performance.profiles` says what the others pick)."""
+command as it is (`builder.estimates.profiles` says what the others pick)."""
 
 INSTALL_METHODS: dict[str, str] = {"pip": "pip", "docker": "Docker"}
 """Install method → its label."""

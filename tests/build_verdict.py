@@ -14,11 +14,11 @@ from pathlib import Path
 from site_plugins.recipes import api
 from site_plugins.recipes.configurations import PublishedConfigurations
 from site_plugins.recipes.site import Job, recipe_outputs
-from vllm_recipes.cli import main as cli_main
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import load_catalog
+from vllm_recipes_cli.cli import main as cli_main
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ import tempfile
 
 import pytest
 
-from tests.sitebuild import BuiltSite, build
+from tests.sitebuild import BUILT_FOR, BuiltSite, build
 
-# The command line's cache of validated recipes (vllm_recipes/answer_cache.py): one of the
+# The command line's cache of validated recipes (vllm_recipes_cli/answer_cache.py): one of the
 # test session's own, not the user's.
 os.environ.setdefault("VLLM_RECIPES_CACHE", tempfile.mkdtemp(prefix="vllm-recipes-cache-"))
 
@@ -27,7 +27,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     with open(shared / "built-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not log_file.exists():
-            run = build(site_dir, SITE_URL="http://127.0.0.1:8000/")
+            run = build(site_dir, SITE_URL=BUILT_FOR)
             log = run.stdout + run.stderr
             assert run.returncode == 0, log
             log_file.write_text(log, encoding="utf-8")

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from builder import SelectionError, build
-from tests.recipes_data import builder_catalog, builder_recipe, grid
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, resolving
 from vllm_recipes.vllm_flags import check_serve_argv
 
 __all__ = ["layout_problems", "renderings", "value"]
@@ -16,20 +16,19 @@ def renderings(
     strategies: Iterable[str], extras: Iterable[dict[str, str]] = ({},)
 ) -> Iterator[tuple[dict[str, str], dict]]:
     """(query, result) for every recipe × variant × hardware × strategy in `strategies`, with
-    each of `extras` added; a combination that does not render must say why."""
-    wanted = set(strategies)
+    each of `extras` added, that resolves (`resolving`; the rest say why:
+    tests/test_render_matrix.py)."""
     extras = list(extras)
-    for hf_id, variant, hardware, sid in grid():
-        if sid not in wanted:
-            continue
-        for extra in extras:
-            query = {"variant": variant, "hardware": hardware, "strategy": sid, **extra}
-            try:
-                result = build(builder_catalog(), builder_recipe(hf_id), query)
-            except SelectionError as error:
-                assert error.reason.strip(), query
-                continue
-            yield query, result
+    for hf_id in hf_ids():
+        for strategy in strategies:
+            for extra in extras:
+                for query in resolving(hf_id, strategy, tuple(extra.items())):
+                    try:
+                        result = build(builder_catalog(), builder_recipe(hf_id), query)
+                    except SelectionError as error:
+                        assert error.reason.strip(), query
+                        continue
+                    yield query, result
 
 
 def value(argv: list[str], flag: str) -> str | None:

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from builder import SelectionError, resolve
 from vllm_recipes.loader import Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,15 +42,33 @@ def hf_ids() -> list[str]:
     return [h for h, r in catalog().recipes.items() if r.retired is None]
 
 
-def grid() -> Iterator[tuple[str, str, str, str]]:
-    """Every recipe × variant × hardware × strategy combination, available or not."""
+def grid_of(hf_id: str) -> Iterator[tuple[str, str, str]]:
+    """Every variant × hardware × strategy combination of one recipe, available or not."""
     data = builder_catalog()
-    for hf_id in hf_ids():
-        recipe = builder_recipe(hf_id)
-        for variant in recipe["variants"]:
-            for hardware in data["hardware"]:
-                for strategy in data["strategies"]:
-                    yield hf_id, variant, hardware, strategy
+    for variant in builder_recipe(hf_id)["variants"]:
+        for hardware in data["hardware"]:
+            for strategy in data["strategies"]:
+                yield variant, hardware, strategy
+
+
+@cache
+def resolving(hf_id: str, strategy: str,
+              extra: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, str], ...]:
+    """The queries {variant, hardware, strategy, **extra} of the recipe with this strategy that
+    resolve. tests/test_render_matrix.py checks that every other combination says why; the
+    tests of what the renderings say walk these, so a test process resolves each part of the
+    grid once, not once per test (the grid is ~250,000 combinations, ~6 % of which resolve)."""
+    data, recipe = builder_catalog(), builder_recipe(hf_id)
+    found = []
+    for variant in recipe["variants"]:
+        for hardware in data["hardware"]:
+            query = {"variant": variant, "hardware": hardware, "strategy": strategy, **dict(extra)}
+            try:
+                resolve(data, recipe, query)
+            except SelectionError:
+                continue
+            found.append(query)
+    return tuple(found)
 
 
 def small_tree(tmp_path: Path, models: dict[str, str]) -> Path:

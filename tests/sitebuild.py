@@ -11,6 +11,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+BUILT_FOR = "http://127.0.0.1:8000/"
+"""The SITE_URL of the session's one build of the real site (`built_site`, tests/conftest.py)."""
+
+
 @dataclass(frozen=True)
 class BuiltSite:
     root: Path

@@ -45,8 +45,8 @@ from vllm_recipes.api_contract import (
     relative,
 )
 from vllm_recipes.api_schemas import SCHEMAS, published
-from vllm_recipes.cli import main as cli_main
 from vllm_recipes.history import Change, changes
+from vllm_recipes_cli.cli import main as cli_main
 
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
 MATRIX_RECIPES = (V4, "Qwen/Qwen-Image", "Qwen/Qwen3-8B", "BAAI/bge-m3")

@@ -15,14 +15,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("builder", "vllm_recipes", "site_plugins")
+PACKAGES = ("builder", "vllm_recipes", "vllm_recipes_cli", "site_plugins")
 LAYERS = {"builder": set(), "vllm_recipes": {"builder"},
+          "vllm_recipes_cli": {"builder", "vllm_recipes"},
           "site_plugins": {"builder", "vllm_recipes"}}
-"""What each package may import of ours: the site → data layer → builder, never back up."""
+"""What each package may import of ours: the site and the tool → the data layer → the builder,
+never back up, and neither of the top two imports the other."""
+BUILDER_FLOORS = {"sizing": 1, "dynamo": 1, "estimates": 1, "commands": 2, "deployment": 3,
+                  "performance": 3, "views": 4, "diff": 5}
+"""The builder's sub-packages, floor by floor: each imports only from floors below it. The
+shared top-level modules (`errors`, `types`, ...) are floor 0; `builder/__init__.py` and
+`bridge.py`, which expose it all, are above every sub-package."""
+TOP_FLOOR = max(BUILDER_FLOORS.values()) + 1
 REGISTRY = ROOT / "builder" / "commands" / "deploy_types.py"
 TOP_MODULE_LINES = 300
 CLASS_LINES = 200
-OUTSIDE = ("vllm_recipes", "site_plugins", "benchmarks")
+OUTSIDE = ("vllm_recipes", "vllm_recipes_cli", "site_plugins", "benchmarks")
 """Code outside the builder that must use its public names only (tests may reach inside)."""
 
 
@@ -38,16 +46,18 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _runtime_imports(path: Path) -> Iterator[tuple[ast.ImportFrom | ast.Import, str]]:
+def _runtime_imports(path: Path, *, typing: bool = False
+                     ) -> Iterator[tuple[ast.ImportFrom | ast.Import, str]]:
     """(node, absolute module) of each import that runs when the module is imported (inside
-    functions too; `if TYPE_CHECKING:` blocks are not run)."""
+    functions too; `if TYPE_CHECKING:` blocks are not run, and count only with `typing`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = _module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if (not typing and isinstance(node, ast.If)
+                and "TYPE_CHECKING" in ast.unparse(node.test)):
             skipped |= {id(child) for child in ast.walk(node)}
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -64,12 +74,13 @@ def _runtime_imports(path: Path) -> Iterator[tuple[ast.ImportFrom | ast.Import, 
 
 
 def _graph() -> dict[str, set[str]]:
-    """Module → the modules of ours it imports at module level or in a function."""
+    """Module → the modules of ours it imports at module level, in a function or for type
+    checking only (a circle through type hints is still one for a reader)."""
     files = {_module_name(p): p for p in _sources(*PACKAGES)}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
         targets = set()
-        for _, module in _runtime_imports(path):
+        for _, module in _runtime_imports(path, typing=True):
             # the longest prefix that is one of our modules
             parts = module.split(".")
             for end in range(len(parts), 0, -1):
@@ -111,8 +122,42 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def _floor(module: str) -> tuple[str, int]:
+    """(unit, floor) of a builder module: its sub-package and that package's floor, the shared
+    top-level modules (floor 0), or the builder's entry points (`builder`, `bridge`)."""
+    parts = module.split(".")
+    if module in ("builder", "builder.bridge"):
+        return module, TOP_FLOOR
+    if len(parts) > 2 or (len(parts) == 2 and parts[1] in BUILDER_FLOORS):
+        return f"builder.{parts[1]}", BUILDER_FLOORS[parts[1]]
+    return "builder (shared)", 0
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Imports between builder units that do not point to a lower floor."""
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        if module.split(".")[0] != "builder":
+            continue
+        unit, floor = _floor(module)
+        for target in sorted(targets):
+            to_unit, to_floor = _floor(target)
+            if to_unit != unit and to_floor >= floor and target.split(".")[0] == "builder":
+                wrong.append(f"{module} (floor {floor}) imports {target} (floor {to_floor})")
+    return wrong
+
+
 def test_no_import_circles() -> None:
-    assert _cycle(_graph()) is None
+    """No circle among our modules, and no builder sub-package imports one on its own floor or
+    above (`BUILDER_FLOORS`)."""
+    graph = _graph()
+    assert _cycle(graph) is None
+    assert _upward(graph) == []
+
+
+def test_every_builder_package_has_a_floor() -> None:
+    assert {p.parent.name for p in (ROOT / "builder").glob("*/__init__.py")} == set(
+        BUILDER_FLOORS)
 
 
 def test_the_circle_finder_finds_a_circle() -> None:
@@ -120,15 +165,48 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_layers_point_one_way() -> None:
+def test_the_floor_rule_finds_an_arrow_back_up() -> None:
+    # the arrow issue 37 removed: a view taking the diff's shapes from builder.diff
+    assert _upward({"builder.views.diff": {"builder.diff.command_diff", "builder.errors"}}) == [
+        "builder.views.diff (floor 4) imports builder.diff.command_diff (floor 5)"]
+    assert _upward({"builder.sizing.fit": {"builder.dynamo.targets"}}) != []  # same floor
+    assert _upward({"builder.diff.compare": {"builder.views.widget", "builder.errors"},
+                    "builder.bridge": {"builder.diff.compare"}}) == []
+
+
+def _layer_problems(imports: list[tuple[str, str]]) -> list[str]:
+    """(importing module, imported module) pairs that break `LAYERS`."""
     wrong = []
-    for top, allowed in LAYERS.items():
-        for path in _sources(top):
-            for _, module in _runtime_imports(path):
-                first = module.split(".")[0]
-                if first in PACKAGES and first != top and first not in allowed:
-                    wrong.append(f"{path.relative_to(ROOT)} imports {module}")
-    assert wrong == []
+    for importer, module in imports:
+        top, first = importer.split(".")[0], module.split(".")[0]
+        if first in PACKAGES and first != top and first not in LAYERS[top]:
+            wrong.append(f"{importer} imports {module}")
+    return wrong
+
+
+def test_layers_point_one_way() -> None:
+    imports = [(_module_name(path), module) for top in LAYERS for path in _sources(top)
+               for _, module in _runtime_imports(path)]
+    assert _layer_problems(imports) == []
+
+
+def test_the_layer_rule_refuses_the_tool_below_the_site_and_the_data() -> None:
+    assert _layer_problems([
+        ("site_plugins.recipes.api", "vllm_recipes_cli.cli"),
+        ("vllm_recipes.loader", "vllm_recipes_cli.cli_common"),
+        ("builder.commands.build", "vllm_recipes.schema"),
+        ("vllm_recipes_cli.cli", "vllm_recipes.loader"),
+        ("site_plugins.recipes.api", "vllm_recipes.loader"),
+    ]) == ["site_plugins.recipes.api imports vllm_recipes_cli.cli",
+           "vllm_recipes.loader imports vllm_recipes_cli.cli_common",
+           "builder.commands.build imports vllm_recipes.schema"]
+
+
+def test_each_package_says_what_it_owns_and_may_import() -> None:
+    """The packages outside the builder: each docstring names what it may import."""
+    for package in ("vllm_recipes", "vllm_recipes_cli", "site_plugins"):
+        doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text()))
+        assert doc and "May import" in doc, package
 
 
 DEPLOY_SWITCH = re.compile(r"""deploy_type["']?\]?\s*(==|!=|\bin\b|\bnot in\b)""")

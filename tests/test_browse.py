@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from site_plugins.recipes.browse import compact, parameter_total, size_bucket
+from site_plugins.recipes.browse import (
+    BrowseCard,
+    catalogue_date,
+    compact,
+    is_new,
+    parameter_total,
+    size_bucket,
+)
 from tests.htmltree import Node, parse
 from tests.recipes_data import active_recipes
 from tests.sitebuild import BuiltSite
@@ -285,7 +292,7 @@ def test_default_order_is_newest_and_the_page_says_so(home: Node) -> None:
     root = home.find("div", "rcp-browse")
     assert (root.attrs["data-sort"], root.attrs["data-group"]) == ("newest", "none")
     note = home.find("p", "rcp-order").text
-    assert "Newest first, by the model's release date" in note and "date_added" in note
+    assert "Newest first, by the date a model joined the public" in note and "date_added" in note
 
 
 @pytest.mark.site
@@ -293,12 +300,29 @@ def test_new_badge_marks_recipes_added_in_the_last_60_days(home: Node) -> None:
     import datetime
 
     recipes = active_recipes()
-    today = max(datetime.date.fromisoformat(str(getattr(r.meta, key)))
-                for r in recipes.values() for key in ("date_added", "date_updated"))
+    # The latest addition, not our latest edit (date_updated): issue 35.3 / 36.3.
+    today = max(datetime.date.fromisoformat(str(r.meta.date_added)) for r in recipes.values())
     for hf_id, card in cards_by_id(home).items():
         added = datetime.date.fromisoformat(str(recipes[hf_id].meta.date_added))
         badges = card.find_all("span", "rcp-new")
         assert len(badges) == ((today - added).days <= 60), hf_id
         if badges:
-            assert badges[0].attrs["title"] == f"Released {added.isoformat()}"
+            assert badges[0].attrs["title"] == f"Added {added.isoformat()}"
     assert any(card.find_all("span", "rcp-new") for card in cards_by_id(home).values())
+
+
+def test_new_is_measured_from_the_latest_addition_not_our_latest_edit() -> None:
+    """Issue 35.3: our own edit date (date_updated) is no model date. A catalogue whose newest
+    model joined on 2026-10-05 and that we last edited on 2026-12-01 calls a model added on
+    2026-08-20 new (46 days before the latest addition), not old (103 days before our edit)."""
+    import datetime
+
+    def card(hf_id: str, added: str, updated: str) -> BrowseCard:
+        return BrowseCard(hf_id, {"meta": {"date_added": added, "date_updated": updated}}, [])
+
+    cards = [card("a/newest", "2026-10-05", "2026-12-01"),
+             card("b/older", "2026-08-20", "2026-12-01")]
+    today = catalogue_date(cards)
+    assert today == datetime.date(2026, 10, 5)
+    assert is_new(cards[1].recipe, today)
+    assert not is_new({"meta": {"date_added": "2026-07-01"}}, today)

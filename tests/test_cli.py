@@ -16,7 +16,7 @@ from tests.recipes_data import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 
@@ -172,7 +172,7 @@ def test_cached_answers_equal_fresh_ones_and_follow_edits(tmp_path: Path) -> Non
 
     def answer(*args: str, cache_dir: str = str(cache)) -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "vllm_recipes", "--recipes", str(tree), *args], cwd=ROOT,
+            [sys.executable, "-m", "vllm_recipes_cli", "--recipes", str(tree), *args], cwd=ROOT,
             capture_output=True, text=True, check=False,
             env={**os.environ, "VLLM_RECIPES_CACHE": cache_dir})
         assert out.returncode == 0, out.stderr
@@ -213,3 +213,17 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
         quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
         notes = quiet["recommended_command"]["notes"]
         assert not [n for n in notes if n["title"].endswith(" is off")]
+
+
+def test_the_cache_key_covers_the_data_layer_and_the_tool(tmp_path: Path) -> None:
+    """Issue 37: the tool and the data layer are two packages; an edit of the schema or the
+    loader changes what a tree validates to as much as an edit of the tool, so both key it."""
+    import vllm_recipes.schema
+    import vllm_recipes_cli.cli_common
+    from vllm_recipes_cli import answer_cache
+
+    (tmp_path / "hardware.yaml").write_text("hardware: {}\n")
+    files = {row.split("\0")[0] for row in answer_cache._stats(tmp_path)}
+    for module in (vllm_recipes.schema, vllm_recipes_cli.cli_common):
+        assert str(Path(module.__file__ or "").resolve()) in files, module.__name__
+    assert str((tmp_path / "hardware.yaml").resolve()) in files

@@ -16,7 +16,7 @@ EXAMPLE = f"vllm serve {V41} --tensor-parallel-size 8"
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", "diff", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "diff", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False, input=stdin)
 
 

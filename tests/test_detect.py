@@ -46,7 +46,7 @@ def run(tmp_path: Path, outputs: dict[str, str], *args: str, env: dict[str, str]
     fake_tools(tmp_path / "bin", outputs)
     base = {k: v for k, v in os.environ.items() if not k.startswith("TPU_")}
     return subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT, capture_output=True, text=True,
         check=False, env={**base, "PATH": str(tmp_path / "bin"), **(env or {})})
 
 
@@ -206,9 +206,9 @@ def detect_in_process(monkeypatch: pytest.MonkeyPatch, bin_dir: Path,
                       env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of `vllm-recipes --detect` (cli._serve's lines), here:
     any exception but the usage error is a failure of the test."""
-    from vllm_recipes.cli_common import usage
-    from vllm_recipes.detect import detect
-    from vllm_recipes.errors import UsageError
+    from vllm_recipes_cli.cli_common import usage
+    from vllm_recipes_cli.detect import detect
+    from vllm_recipes_cli.errors import UsageError
 
     bin_dir.mkdir(exist_ok=True)
     monkeypatch.setenv("PATH", str(bin_dir))

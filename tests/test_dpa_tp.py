@@ -207,7 +207,7 @@ def test_the_command_line_prints_both() -> None:
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT, capture_output=True,
+            [sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT, capture_output=True,
             text=True, check=False, env={**os.environ, "VLLM_RECIPES_CACHE": "off"})
 
     check = cli("check", str(tree))

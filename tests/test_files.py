@@ -79,7 +79,7 @@ def test_another_build_is_named_beside_the_release() -> None:
 
 def test_cli_prints_the_install_block_and_json_has_vllm_version() -> None:
     def run(*args: str) -> str:
-        return subprocess.run([sys.executable, "-m", "vllm_recipes", GEMMA, *args], cwd=ROOT,
+        return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", GEMMA, *args], cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout
 
     text = run("install=pip", "tool_calling=on")

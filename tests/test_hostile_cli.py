@@ -38,7 +38,7 @@ def _no_cache() -> object:
 def cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of the command line, run in this process; an exception
     that escapes it is printed as the interpreter would (a traceback) with status 1."""
-    from vllm_recipes.cli import main
+    from vllm_recipes_cli.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with (_no_cache(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
@@ -129,7 +129,7 @@ def test_diff_with_thousands_of_nested_brackets_is_not_a_traceback() -> None:
 
 def test_diff_on_an_ascii_terminal() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "diff", MODEL, "--command", COMMAND], cwd=ROOT,
+        [sys.executable, "-m", "vllm_recipes_cli", "diff", MODEL, "--command", COMMAND], cwd=ROOT,
         env={**os.environ, "PYTHONIOENCODING": "ascii", "VLLM_RECIPES_CACHE": "off"},
         capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-2000:]

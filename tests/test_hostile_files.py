@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.recipes_data import RECIPES, ROOT
-from vllm_recipes.cli import main
 from vllm_recipes.errors import InvalidRecipe
+from vllm_recipes_cli.cli import main
 
 MODEL = "Qwen/Qwen3-8B"
 MAX_DEPTH = 64
@@ -61,7 +61,7 @@ def _limits() -> None:
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """The command line in a child with a memory cap and a time limit (a hang fails)."""
     env = {**os.environ, "VLLM_RECIPES_CACHE": "off"}
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
                           preexec_fn=_limits)
 

@@ -318,7 +318,7 @@ def _cli_call(doc: dict[str, Any]) -> list[str] | None:
         name = hf_id
     else:
         return None
-    return [sys.executable, "-m", "vllm_recipes", name, *(f"{k}={v}" for k, v in query.items()),
+    return [sys.executable, "-m", "vllm_recipes_cli", name, *(f"{k}={v}" for k, v in query.items()),
             "--json"]
 
 

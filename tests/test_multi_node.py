@@ -19,7 +19,7 @@ from builder.commands.selection import node_range, strategy_reason
 from builder.views.widget import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, value
-from tests.recipes_data import builder_catalog, builder_recipe, grid
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, resolving
 
 KIMI = "moonshotai/Kimi-K2-Instruct"
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
@@ -145,24 +145,21 @@ def test_every_multi_node_rendering_is_consistent() -> None:
     catalog = builder_catalog()
     problems = []
     checked = 0
-    for hf_id, variant, hardware, sid in grid():
-        if sid not in MULTI:
-            continue
+    for hf_id in hf_ids():
         recipe = builder_recipe(hf_id)
-        base = {"variant": variant, "hardware": hardware, "strategy": sid}
-        try:
-            low, _ = node_range(catalog, recipe, resolve(catalog, recipe, base))
-        except SelectionError:
-            continue
-        for nodes in {low, low + 1}:
-            for install in ("pip", "docker"):
-                try:
-                    result = build(catalog, recipe, {**base, "nodes": str(nodes),
-                                                     "install": install})
-                except SelectionError:
-                    continue
-                checked += 1
-                problems += [f"{hf_id} {base} {nodes}: {p}" for p in layout_problems(result)]
+        for sid in sorted(MULTI):
+            for base in resolving(hf_id, sid):
+                low, _ = node_range(catalog, recipe, resolve(catalog, recipe, base))
+                for nodes in {low, low + 1}:
+                    for install in ("pip", "docker"):
+                        try:
+                            result = build(catalog, recipe, {**base, "nodes": str(nodes),
+                                                             "install": install})
+                        except SelectionError:
+                            continue
+                        checked += 1
+                        problems += [f"{hf_id} {base} {nodes}: {p}"
+                                     for p in layout_problems(result)]
     assert checked > 0
     assert not problems, "\n".join(problems[:20])
 

@@ -40,7 +40,7 @@ def omni_ids() -> list[str]:
 
 
 def cli(*args: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     result: dict[str, Any] = json.loads(out.stdout)["recommended_command"]

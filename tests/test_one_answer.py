@@ -22,7 +22,7 @@ from builder.views.widget import page_state
 from tests.htmltree import Node, parse
 from tests.recipes_data import ROOT, active_recipes, builder_catalog, builder_recipe, catalog
 from tests.sitebuild import BuiltSite
-from vllm_recipes.cli import main as cli_main
+from vllm_recipes_cli.cli import main as cli_main
 
 pytestmark = pytest.mark.site
 

@@ -208,7 +208,7 @@ def test_a_connector_without_prefill_decode_is_refused_on_cli_and_page() -> None
     state = page_state(catalog, recipe, query)
     assert state["explicit"] == {"strategy": "single_node_tep"}
     assert "pd_connector=mooncake (Mooncake is a prefill/decode KV connector" in state["notice"]
-    cli = subprocess.run([sys.executable, "-m", "vllm_recipes", V4, "strategy=single_node_tep",
+    cli = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", V4, "strategy=single_node_tep",
                           "pd_connector=mooncake"], capture_output=True, text=True, check=False)
     assert cli.returncode == 2
     assert cli.stderr.strip() == f"pd_connector: {refused.value.reason}"
@@ -221,7 +221,7 @@ def test_a_key_given_twice_is_refused_on_cli_and_page() -> None:
     assert state["explicit"] == {"variant": "fp8"}
     assert "hardware=h200 (given twice)" in state["notice"]
     assert "hardware=b200 (given twice)" in state["notice"]
-    cli = subprocess.run([sys.executable, "-m", "vllm_recipes", V4, "hardware=h200",
+    cli = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", V4, "hardware=h200",
                           "hardware=b200"], capture_output=True, text=True, check=False)
     assert cli.returncode == 2 and cli.stderr.strip() == "hardware: given twice"
 

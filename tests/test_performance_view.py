@@ -18,15 +18,15 @@ import jsonschema
 import pytest
 
 from builder import SelectionError, build, page_state
-from builder.performance.estimates import balanced_point
-from builder.performance.measured import error_line, estimate_errors
-from builder.performance.report import gpu_comparison, summary_line
+from builder.estimates.estimates import balanced_point
+from builder.estimates.measured import error_line, estimate_errors
+from builder.estimates.report import gpu_comparison, summary_line
 from tests.recipes_data import RECIPES, builder_catalog, builder_recipe
 from vllm_recipes.api_schemas import published
-from vllm_recipes.cli import main
 from vllm_recipes.errors import InvalidRecipe
 from vllm_recipes.loader import load_for
 from vllm_recipes.performance_data import measured_points
+from vllm_recipes_cli.cli import main
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "performance" / "Qwen" / "Qwen3-8B.json"
 QWEN = "Qwen/Qwen3-8B"
@@ -162,7 +162,7 @@ def test_latency_and_throughput_change_the_command_and_say_why() -> None:
         "256 users, est.")
     source = next(s for s in _serve_sources(latency) if s["option"][0] == "--max-num-seqs")
     assert source["layer"] == "profile: latency"
-    assert source["file"] == "builder/performance/profiles.py"
+    assert source["file"] == "builder/estimates/profiles.py"
 
 
 def _serve_sources(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ import yaml
 
 from tests.recipes_data import RECIPES, ROOT
 from vllm_recipes.loader import load_catalog
-from vllm_recipes.port import draft, upstream_path
+from vllm_recipes_cli.port import draft, upstream_path
 
 HARDWARE = yaml.safe_load((RECIPES / "hardware.yaml").read_text(encoding="utf-8"))
 RESTRICTED = {h for h, spec in HARDWARE["hardware"].items() if spec.get("restricted")}
@@ -215,7 +215,7 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def run_port(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", "port", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "port", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 

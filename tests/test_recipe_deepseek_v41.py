@@ -18,8 +18,8 @@ from builder import SelectionError, build
 from builder.vllm_release import VLLM_VERSION
 from tests import prose_runs
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
-from vllm_recipes.cli import main as cli
 from vllm_recipes.vllm_flags import check_serve_argv
+from vllm_recipes_cli.cli import main as cli
 
 HF_ID = "deepseek-ai/DeepSeek-V4.1-Flash"
 MODEL_1017 = "deepseek-ai/DeepSeek-V4.1-Flash-1017"

@@ -70,7 +70,7 @@ def test_shell_text_matches_the_reference_up_to_indentation() -> None:
 
 def test_cli_json_gives_the_reference_argv() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash", "--json"],
+        [sys.executable, "-m", "vllm_recipes_cli", "deepseek-ai/DeepSeek-V4-Flash", "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     document = json.loads(out)
@@ -115,7 +115,7 @@ def test_the_v1_document_keeps_every_reference_fact_but_the_v1_changes() -> None
 
 def test_cli_text_is_the_install_block_then_the_copy_text_and_round_trips() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "deepseek-ai/DeepSeek-V4-Flash"],
+        [sys.executable, "-m", "vllm_recipes_cli", "deepseek-ai/DeepSeek-V4-Flash"],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     install, _, commands = out.partition("\n\n")

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from builder import SelectionError, build, resolve
-from tests.recipes_data import builder_catalog, builder_recipe, grid, hf_ids
+from tests.recipes_data import builder_catalog, builder_recipe, grid_of, hf_ids
 from vllm_recipes.vllm_flags import check_serve_argv, check_tokens, lookup
 
 
@@ -84,7 +84,7 @@ def test_every_combination_renders_or_says_why(hf_id: str) -> None:
     problems: list[str] = []
     combinations = (
         ({"variant": variant, "hardware": hardware, "strategy": strategy, **task})
-        for _, variant, hardware, strategy in (g for g in grid() if g[0] == hf_id)
+        for variant, hardware, strategy in grid_of(hf_id)
         for task in _task_queries(recipe)
     )
     for base in combinations:

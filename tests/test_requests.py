@@ -340,7 +340,7 @@ def test_the_page_shows_the_example_once_below_the_command() -> None:
 def test_every_json_rendering_carries_the_examples() -> None:
     catalog, recipe = builder_catalog(), builder_recipe("openai/whisper-large-v3-turbo")
     result = build(catalog, recipe, {"hardware": "h100"})
-    out = subprocess.run([sys.executable, "-m", "vllm_recipes", "openai/whisper-large-v3-turbo",
+    out = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "openai/whisper-large-v3-turbo",
                           "hardware=h100", "--json"], capture_output=True, text=True, check=True,
                          timeout=120)
     cli = json.loads(out.stdout)["recommended_command"]

@@ -29,8 +29,8 @@ RETIRED = "pfnet/plamo-2-translate"
 
 
 def cli(*args: str, recipes: Path = RECIPES) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args, "--recipes", str(recipes)],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args, "--recipes",
+                           str(recipes)], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
 def with_alias(hf_id: str, alias: str) -> str:
@@ -86,7 +86,7 @@ def test_an_alias_that_names_another_model_fails_check(tmp_path: Path) -> None:
         "Qwen/Qwen3-8B": with_alias("Qwen/Qwen3-8B", "Qwen/Qwen3-4B"),
         "Qwen/Qwen3-4B": (RECIPES / "models/Qwen/Qwen3-4B.yaml").read_text(),
     })
-    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "check", str(tree)], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 1
     lines = (tree / "models/Qwen/Qwen3-8B.yaml").read_text().splitlines()
@@ -162,7 +162,7 @@ def test_a_variant_alias_may_not_be_another_variant_id(tmp_path: Path) -> None:
     text = (RECIPES / f"models/{V4}.yaml").read_text().replace(
         "    aliases: [dspark]", "    aliases: [fp8]")
     tree = small_tree(tmp_path, {V4: text})
-    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "check", str(tree)], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 1
     assert "variants.preview_dspark.aliases: 'fp8' is already the id of variant 'fp8'" in (

@@ -27,7 +27,7 @@ FLASH = "deepseek-ai/DeepSeek-V4-Flash"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False,
                           env={**os.environ, **(env or {})}, timeout=120)
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +75,7 @@ def tool(installed: Installed, *args: str, stdin: str | None = None
 
 
 def checkout(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 
@@ -82,10 +84,20 @@ def test_the_wheel_carries_the_catalogue_and_needs_nothing(installed: Installed)
         names = wheel.namelist()
         metadata = wheel.read(next(n for n in names if n.endswith("METADATA"))).decode()
         packaged = json.loads(wheel.read("vllm_recipes/catalogue.json"))
+        entry_points = wheel.read(next(n for n in names if n.endswith("entry_points.txt")))
     assert not any(name.startswith("recipes/") for name in names)
     assert [line for line in metadata.splitlines()
             if line.startswith("Requires-Dist:") and "extra ==" not in line] == []
     assert set(packaged["recipes"]) == set(catalog().recipes)
+    # The tool, not the site (issue 37.3): no mkdocs plugin, no entry point into mkdocs.
+    assert sorted({name.split("/")[0] for name in names if ".dist-info/" not in name}) == [
+        "builder", "vllm_recipes", "vllm_recipes_cli"]
+    assert "vllm_recipes/data/vllm-0.33.0-serve-flags.json" in names  # `check --recipes DIR`
+    assert entry_points.decode().split() == ["[console_scripts]", "vllm-recipes", "=",
+                                    "vllm_recipes_cli.cli:main"]
+    site_packages = next((installed.python.parent.parent / "lib").glob("python3*/site-packages"))
+    assert not (site_packages / "site_plugins").exists()
+    assert (site_packages / "vllm_recipes_cli" / "cli.py").is_file()
     # Heavy packages are not there, and nothing asks for them.
     for module in ("yaml", "pydantic", "mkdocs"):
         probe = subprocess.run([str(installed.python), "-c", f"import {module}"],
@@ -141,9 +153,10 @@ def test_version_and_refusals(installed: Installed) -> None:
                               "vllm-recipes --list\n")
     check = tool(installed, "check", str(ROOT / "recipes"))
     assert check.returncode == 2
-    assert check.stderr == ("vllm-recipes: vllm-recipes check reads YAML recipes and needs "
-                            "pydantic, which the installed tool does without; run it in a "
-                            "checkout (make install)\n")
+    assert check.stderr == ("vllm-recipes: vllm-recipes check reads a recipe tree (--recipes "
+                            "DIR) and needs pydantic, which the installed tool does without; "
+                            "run it in a checkout (make install), or install the tool with "
+                            "its [site] extra\n")
 
 
 def test_the_docs_start_with_the_install_line_and_show_each_command() -> None:
@@ -201,3 +214,104 @@ def test_the_build_requirements_hold_what_the_build_imports(tmp_path: Path) -> N
     normalise = {name.replace("_", "-") for name in with_deps}
     missing = {d for d in needed - ours if d.replace("_", "-") not in normalise}
     assert missing == set(), f"add to [build-system] requires: {sorted(missing)}"
+
+
+NEEDS_TREE = re.compile(r"^vllm-recipes: vllm-recipes (\w+) (needs|reads) a recipe tree\b.*"
+                        r"--recipes DIR.*\n$")
+"""The one line a subcommand that reads a recipe tree says where the installed tool has none."""
+
+
+def _refuses_without_a_tree(out: subprocess.CompletedProcess[str], subcommand: str) -> bool:
+    found = NEEDS_TREE.match(out.stderr)
+    return (out.returncode == 2 and out.stdout == "" and found is not None
+            and found.group(1) == subcommand)
+
+
+def _listed_subcommands(help_text: str) -> list[str]:
+    return sorted(set(re.findall(r"^  vllm-recipes (\w+) ", help_text, flags=re.M)))
+
+
+def test_every_listed_subcommand_works_or_says_it_needs_a_tree(installed: Installed,
+                                                               tmp_path: Path) -> None:
+    """Issue 37.3: each subcommand `vllm-recipes --help` lists, and `port`, answers `--help`
+    and one real call from the wheel, or says in one line that it needs a recipe tree and
+    takes `--recipes DIR`."""
+    from http.server import ThreadingHTTPServer
+
+    from tests.test_run_verify import CHAT, Stub, _handler
+
+    listed = _listed_subcommands(tool(installed, "--help").stdout)
+    assert listed == ["check", "diff", "run", "schema", "upstream", "verify"]
+    for subcommand in [*listed, "port"]:
+        out = tool(installed, subcommand, "--help")
+        if subcommand == "port":  # it writes YAML: PyYAML, which the wheel does without
+            assert _refuses_without_a_tree(out, "port"), out.stderr
+        else:
+            assert out.returncode == 0 and out.stdout.startswith(
+                f"usage: vllm-recipes {subcommand} "), (subcommand, out.stderr)
+    # one real call each
+    run = tool(installed, "run", QWEN, "hardware=h100", "--dry-run")
+    assert run.returncode == 0 and run.stdout == checkout(
+        "run", QWEN, "hardware=h100", "--dry-run").stdout != ""
+    diff = ("diff", QWEN, "hardware=h100", "--command", f"vllm serve {QWEN}")
+    assert tool(installed, *diff).stdout == checkout(*diff).stdout != ""
+    schema = tool(installed, "schema")
+    assert schema.returncode == 0 and schema.stdout == checkout("schema").stdout
+    assert json.loads(schema.stdout) == json.loads(
+        (ROOT / "recipes" / "schema.json").read_text(encoding="utf-8"))
+    assert _refuses_without_a_tree(tool(installed, "check"), "check")
+    assert _refuses_without_a_tree(tool(installed, "check", "--recipes", str(ROOT / "recipes")),
+                                   "check")  # the tree, but not pydantic
+    assert _refuses_without_a_tree(tool(installed, "upstream", str(tmp_path)), "upstream")
+    assert _refuses_without_a_tree(tool(installed, "port", str(tmp_path / "x.yaml")), "port")
+    stub = Stub(models=[QWEN], answers={"/v1/chat/completions": CHAT})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stub))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        verify = tool(installed, "verify", url, "--timeout", "20")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert verify.stdout.splitlines()[-1].startswith(f"PASS  {QWEN} at {url} (")
+
+
+def test_the_subcommand_list_is_read_from_the_help() -> None:
+    assert _listed_subcommands("other commands:\n  vllm-recipes run HF_ID  x\n"
+                               "  vllm-recipes check [DIR]  y\n") == ["check", "run"]
+    line = ("vllm-recipes: vllm-recipes check needs a recipe tree, which the installed tool "
+            "does without: pass --recipes DIR (a checkout's recipes/)\n")
+    assert _refuses_without_a_tree(subprocess.CompletedProcess([], 2, "", line), "check")
+    assert not _refuses_without_a_tree(subprocess.CompletedProcess([], 2, "", line), "port")
+    assert not _refuses_without_a_tree(
+        subprocess.CompletedProcess([], 2, "", "vllm-recipes: no such file\n"), "check")
+
+
+def test_an_editable_install_holds_the_site(tmp_path: Path) -> None:
+    """The checkout's editable install (`make install`) registers the mkdocs plugin; a wheel's
+    metadata (the same backend) does not."""
+    code = ("import sys, build_backend as b; "
+            "print(getattr(b, sys.argv[1])(sys.argv[2]))")
+    found = {}
+    for hook in ("prepare_metadata_for_build_editable", "prepare_metadata_for_build_wheel"):
+        source = tmp_path / hook / "src"
+        source.mkdir(parents=True)
+        for name in ("pyproject.toml", "setup.py", "build_backend.py", "MANIFEST.in"):
+            shutil.copy2(ROOT / name, source / name)
+        for package in ("builder", "vllm_recipes", "vllm_recipes_cli", "site_plugins"):
+            shutil.copytree(ROOT / package, source / package,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        (source / "recipes").mkdir()
+        out = subprocess.run([sys.executable, "-c", code, hook, str(tmp_path / hook)],
+                             cwd=source, capture_output=True, text=True, check=True)
+        info = tmp_path / hook / out.stdout.strip().splitlines()[-1]
+        found[hook] = ((info / "entry_points.txt").read_text(encoding="utf-8"),
+                       (info / "top_level.txt").read_text(encoding="utf-8").split())
+    points, tops = found["prepare_metadata_for_build_editable"]
+    assert "[mkdocs.plugins]\nrecipes = site_plugins.recipes.plugin:RecipesPlugin" in points
+    assert "site_plugins" in tops
+    points, tops = found["prepare_metadata_for_build_wheel"]
+    assert "mkdocs" not in points and "vllm-recipes = vllm_recipes_cli.cli:main" in points
+    assert "site_plugins" not in tops

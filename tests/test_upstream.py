@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.recipes_data import RECIPES, ROOT, small_tree
-from vllm_recipes.upstream import field_changes
+from vllm_recipes_cli.upstream import field_changes
 
 PUBLIC_QWEN = {
     "meta": {"title": "Qwen3-8B", "provider": "Qwen"},
@@ -72,8 +72,8 @@ def ported_tree(tmp_path: Path, first: str) -> Path:
 
 def upstream(checkout: Path, tree: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "upstream", str(checkout), "--recipes", str(tree),
-         *extra], cwd=ROOT, capture_output=True, text=True, check=False)
+        [sys.executable, "-m", "vllm_recipes_cli", "upstream", str(checkout), "--recipes",
+         str(tree), *extra], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
 def test_nothing_new_at_the_ported_commit(tmp_path: Path, public: tuple[Path, str]) -> None:
@@ -175,7 +175,7 @@ def test_a_plain_tree_reports_new_and_removed_only(tmp_path: Path,
 
 @pytest.mark.parametrize("args", [["/nonexistent"], [], ["a", "b"], ["--bogus", "x"]])
 def test_bad_input_exits_2_with_one_line(args: list[str], tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "vllm_recipes", "upstream", *args], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "upstream", *args], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 2
     assert run.stdout == ""
@@ -219,7 +219,7 @@ def test_a_hostile_checkout_is_read_and_shown_escaped(tmp_path: Path,
     shutil.copytree(repo, checkout)
     for extra in ((), ("--json",)):
         run = subprocess.run(
-            [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree,
+            [sys.executable, "-m", "vllm_recipes_cli", "upstream", checkout, "--recipes", tree,
              *extra], cwd=ROOT, capture_output=True, check=False)
         out = run.stdout.decode()  # UTF-8: no byte of a name reaches the terminal as it is
         assert run.returncode == 1 and run.stderr == b"", run.stderr[-2000:]
@@ -227,8 +227,83 @@ def test_a_hostile_checkout_is_read_and_shown_escaped(tmp_path: Path,
         assert len(out) < 5_000, len(out)
         assert "\\udcff" in out
     lines = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", "upstream", checkout, "--recipes", tree],
+        [sys.executable, "-m", "vllm_recipes_cli", "upstream", checkout, "--recipes", tree],
         cwd=ROOT, capture_output=True, text=True, check=False).stdout.splitlines()
     assert "  esc/\\x1b]0;pwned\\x07\\u202eid  (models/Esc/esc.yaml)" in lines
     assert "  odd/one  (models/Odd/\\udcff.yaml)" in lines
     assert f"  huge/{'x' * 194}…  (models/Huge/huge.yaml)" in lines
+
+
+def test_a_tree_of_stored_versions_compares_by_its_manifest(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """Issue 35.2: a tree assembled from stored versions of the public files (each at its own
+    commit, no git history) reports a recipe whose recorded commit is the one its MANIFEST.txt
+    names as up to date, and one recorded at another commit as changed, with both commits."""
+    repo, first = public
+    plain = tmp_path / "plain"
+    for path in ("models/Qwen/Qwen3-8B.yaml", "models/Google/gemma-4-E2B-it.yaml"):
+        (plain / path).parent.mkdir(parents=True, exist_ok=True)
+        (plain / path).write_text((repo / path).read_text())
+    newer = "a" * 40
+    (plain / "MANIFEST.txt").write_text(
+        "# path commit (notes)\n"
+        f"models/Qwen/Qwen3-8B.yaml {first}  date_updated 2026-08-14\n"
+        f"models/Google/gemma-4-E2B-it.yaml {newer}\n")
+    tree = ported_tree(tmp_path, first)
+    run = upstream(plain, tree)
+    assert run.returncode == 1, run.stderr
+    assert "\nnot compared:" not in run.stdout
+    assert ("changed upstream since the port: 1\n"
+            f"  google/gemma-4-E2B-it  (models/Google/gemma-4-E2B-it.yaml, at {newer[:12]})\n"
+            f"    the checkout lacks the recorded version ({first[:12]}): fields not compared\n"
+            ) in run.stdout
+    report = json.loads(upstream(plain, tree, "--json").stdout)
+    assert [(c["hf_id"], c["now"], c["recorded"]) for c in report["changed"]] == [
+        ("google/gemma-4-E2B-it", newer, first)]
+
+
+def test_a_manifest_in_a_git_tree_vouches_for_commits_its_history_lacks(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """A git tree of stored versions (the snapshot's history plus one commit with the newer
+    files): a recipe recorded at a commit only the manifest knows is up to date when the
+    manifest names that commit; the others are compared by git as before."""
+    repo, first = public
+    elsewhere = "b" * 40
+    tree = ported_tree(tmp_path, first)
+    text = (tree / "models/Qwen/Qwen3-8B.yaml").read_text().replace(first, elsewhere)
+    (tree / "models/Qwen/Qwen3-8B.yaml").write_text(text)
+    (repo / "MANIFEST.txt").write_text(f"models/Qwen/Qwen3-8B.yaml {elsewhere}\n")
+    commit(repo, "manifest")
+    run = upstream(repo, tree)
+    assert run.returncode == 0, run.stdout
+    assert "changed upstream since the port: 0" in run.stdout
+    assert "\nnot compared:" not in run.stdout
+
+
+def test_a_changed_date_is_summarised_not_a_crash() -> None:
+    """Public files carry YAML dates (`date_updated: 2026-09-10`, a date object once loaded):
+    a changed date is a change line like any other (it was a TypeError from json.dumps)."""
+    import datetime
+
+    old = {"meta": {"date_updated": datetime.date(2026, 8, 14)}}
+    new = {"meta": {"date_updated": datetime.date(2026, 9, 10)}}
+    assert field_changes(old, new) == {
+        "other": ["changed meta.date_updated: 2026-08-14 → 2026-09-10"]}
+
+
+def test_a_manifest_commit_with_the_recorded_data_is_up_to_date(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """The same file seen at another commit (a pull request's merge commit holds main's
+    files too): the tree's manifest names that commit, the data is the recorded version's,
+    so nothing changed."""
+    repo, first = public
+    branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "pull-request")
+    write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
+    side = commit(repo, "a pull request's commit")
+    git(repo, "checkout", "-q", branch)
+    tree = ported_tree(tmp_path, side)  # recorded at the side commit, off HEAD's history
+    (repo / "MANIFEST.txt").write_text(f"models/Qwen/Qwen3-8B.yaml {first}\n")
+    commit(repo, "manifest")
+    run = upstream(repo, tree)
+    assert "changed upstream since the port: 0" in run.stdout, run.stdout

@@ -25,12 +25,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .loader import Catalog
 
-__all__ = ["FORMAT", "PACKAGED", "Catalogue", "from_loader", "packaged", "write_packaged"]
+__all__ = ["FORMAT", "PACKAGED", "PACKAGED_SCHEMA", "Catalogue", "from_loader", "packaged",
+           "write_packaged"]
 
 FORMAT = 1
 """The version of the JSON shape (`to_json`); a packaged file of another format is refused."""
 PACKAGED = Path(__file__).resolve().parent / "catalogue.json"
 """Where a wheel carries the catalogue (absent in a checkout)."""
+PACKAGED_SCHEMA = Path(__file__).resolve().parent / "schema.json"
+"""Where a wheel carries the recipe JSON Schema `vllm-recipes schema` prints (absent in a
+checkout, which makes it from the pydantic schema)."""
 
 Data = dict[str, Any]
 _PART = re.compile(r"[^.\[\]]+|\[\d+\]")

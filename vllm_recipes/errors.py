@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["InvalidRecipe", "UsageError"]
+__all__ = ["InvalidRecipe"]
 
 
 class InvalidRecipe(ValueError):
     """Recipe data that does not validate; the message has one `path: field: message` a line."""
-
-
-class UsageError(Exception):
-    """A request the command line refuses: one line, exit status 2."""

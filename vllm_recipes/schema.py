@@ -452,6 +452,11 @@ class HardwareProfile(Strict):
     """Offered only by recipes that name it (workstations, TPUs, CPUs, NPUs)."""
     scalable: bool = True
     """False for machines that cannot join a multi-node deployment (a single workstation)."""
+    aiconfigurator_system: Identifier | None = None
+    """NVIDIA AIConfigurator's name for this hardware (`h200_sxm`, `l40s`, ...), where its
+    pinned release (requirements-aiconfigurator.lock) holds a vLLM performance database for
+    it: `make estimates` estimates the hardware's cells there (recipes/performance/). Absent:
+    no estimate, and COVERAGE.md says why."""
     detect: list[DetectPattern] = []
     """`vllm-recipes --detect`: regular expressions (case-insensitive, searched) for the
     device name the brand's tool reports (nvidia-smi, amd-smi / rocm-smi, npu-smi, the TPU
@@ -985,7 +990,12 @@ class Meta(Strict):
     provider: str
     description: str
     date_added: Date
+    """The model's date, not ours: when it joined the public catalogue (its file's
+    `date_added`) or, for a model beyond it, its release. Cite the source in a comment on the
+    line (`# public catalogue: models/<org>/<repo>.yaml@<commit>` or `# release: <URL>`); the
+    home page's Newest order and New badge read it."""
     date_updated: Date
+    """When this recipe last changed (ours)."""
     tasks: list[Task]
     performance_headline: str = ""
     related_recipes: list[HfId] = []
@@ -1165,7 +1175,7 @@ class EstimateCell(Strict):
 
 class PerformanceEstimates(Strict):
     """`recipes/performance/<org>/<repo>.json` (made by `make estimates`): a recipe's
-    performance estimates (see builder/performance/estimates.py)."""
+    performance estimates (see builder/estimates/estimates.py)."""
 
     model: HfId
     source: EstimateSource

@@ -15,11 +15,11 @@ and a JSON value written as a mapping merges into it (see `arglist`):
 3. the features that are on, in the recipe's order, each followed by its (or its mode's)
    most specific matching `hardware_overrides` entry, applied by the same rule as every other
    layer; then the KV offload tier (`kv_offload.py`); then a workload profile's
-   `--max-num-seqs` (`builder.performance.profiles`);
+   `--max-num-seqs` (`builder.estimates.profiles`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment.
 
-Parallel size: a workload profile's pick (`builder.performance.profiles`: latency or
+Parallel size: a workload profile's pick (`builder.estimates.profiles`: latency or
 throughput, single-node Tensor Parallel with estimates), else an override's `parallel_size`
 (the last one in the order above that applies, see `size_applies`) or the variant's `tp`
 (single-node Tensor Parallel only); else, for
@@ -42,8 +42,8 @@ from typing import Any
 
 from ..arglist import ArgList
 from ..env import EnvMap
+from ..estimates.profiles import Pick, pick
 from ..hardware_keys import BRAND, ranked
-from ..performance.profiles import Pick, pick
 from ..shell import command_text, env_lines
 from ..sizing import Plan
 from ..types import Command, Data, Origin
@@ -280,7 +280,7 @@ class Context:
 
 
 def profile_choice(ctx: Context) -> Pick | None:
-    """What the selection's workload profile picks (`builder.performance.profiles`):
+    """What the selection's workload profile picks (`builder.estimates.profiles`):
     single-node Tensor Parallel on the GPUs asked for only; None for balanced."""
     profile = ctx.selection.get("profile")
     if not profile or not ctx.auto_fit or not ctx.gpus:
@@ -293,7 +293,7 @@ def profile_origin(ctx: Context) -> Origin:
     """Where a value the workload profile picked comes from: its rule, and why."""
     chosen = ctx.profile_pick
     why = chosen.why if chosen is not None else ""
-    return builder_origin("builder.performance.profiles", why,
+    return builder_origin("builder.estimates.profiles", why,
                           f"profile: {chosen.profile if chosen else ''}")
 
 

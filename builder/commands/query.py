@@ -31,7 +31,7 @@ __all__ = ["GPUS", "MAX_NODES", "PROFILE", "canonical_query", "choices", "fits_o
 GPUS = "gpus"
 """The selection key of the GPU count (single-node strategies)."""
 PROFILE = "profile"
-"""The selection key of the workload profile (`builder.performance.profiles`)."""
+"""The selection key of the workload profile (`builder.estimates.profiles`)."""
 SINGLE_NODE_ONLY = ("embedding",)
 """Tasks whose models are offered single-node strategies only by default."""
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from ..estimates.profiles import profile_reason
 from ..hardware_keys import most_specific
-from ..performance.profiles import profile_reason
 from ..types import Data
 from ..vocabulary import (
     CONNECTORS,
@@ -225,7 +225,7 @@ def frontend_reason(catalog: Data, sel: Mapping[str, str], frontend: str) -> str
 def selection_profile_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
                              profile: str) -> str | None:
     """Why `profile` cannot be picked for the selection in `sel` (resolved up to its nodes):
-    `builder.performance.profiles.profile_reason` on its hardware, variant, GPUs and
+    `builder.estimates.profiles.profile_reason` on its hardware, variant, GPUs and
     strategy."""
     strategy = catalog["strategies"][sel["strategy"]]
     gpus = sel.get(GPUS)

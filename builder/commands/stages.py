@@ -12,7 +12,7 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
                 the command's parallel size), else the size the command uses (`compose.py`)
     nodes       the explicit count, else the fewest the strategy runs on
     profile     the explicit workload profile where estimates cover the selection, else
-                balanced (`builder.performance.profiles`)
+                balanced (`builder.estimates.profiles`)
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
     kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
     features    each feature: explicit, or its default (a variant's mode, opt-in, on), then
@@ -24,10 +24,11 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..errors import SelectionError
-from ..performance.profiles import BALANCED
+from ..estimates.profiles import BALANCED
+from ..types import Data
 from ..vocabulary import OFF, ON, feature_label
 from .deploy_types import context, deploy_type
 from .fit import most_gpus
@@ -45,10 +46,40 @@ from .reasons import (
     selection_profile_reason,
 )
 
-if TYPE_CHECKING:
-    from .resolver import Resolver
+__all__ = ["LATER", "PREFIX", "STAGES", "Resolver", "Stage", "exclusive_conflict",
+           "stage_index"]
 
-__all__ = ["LATER", "PREFIX", "STAGES", "Stage", "exclusive_conflict", "stage_index"]
+
+class Resolver(Protocol):
+    """What a stage asks of the resolution that runs it: the recipe and its catalog, and the
+    kept answers. `resolver.Resolver` is the one implementation; it imports the stages and
+    passes itself to each, so nothing here imports the resolver (no import circle)."""
+
+    @property
+    def catalog(self) -> Data: ...
+    @property
+    def recipe(self) -> Data: ...
+    @property
+    def features(self) -> dict[str, Any]: ...
+    @property
+    def strategies(self) -> list[str]: ...
+    @property
+    def tasks(self) -> list[str]: ...
+    def variant_reason(self, variant_id: str, hw_id: str) -> str | None: ...
+    def runs_on(self, variant_id: str) -> list[str]: ...
+    def default_hardware(self, variant_id: str) -> str | None: ...
+    def strategy_reason(self, hw_id: str, variant_id: str, sid: str,
+                        gpus: str | None = None) -> str | None: ...
+    def fit_reason(self, hw_id: str, variant_id: str, sid: str,
+                   gpus: str | None = None) -> str | None: ...
+    def first_strategy(self, hw_id: str, variant_id: str,
+                       gpus: str | None = None) -> str | None: ...
+    def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None: ...
+    def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None: ...
+    def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]: ...
+    def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None: ...
+    def offload_reason(self, sel: Mapping[str, str], tier: str) -> str | None: ...
+
 
 Stage = Callable[["Resolver", Mapping[str, str], dict[str, str], "str | None"], None]
 """A stage: (resolver, explicit choices, the selection so far, the key being tried)."""

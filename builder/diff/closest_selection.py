@@ -31,6 +31,7 @@ from typing import Any, TypedDict
 
 from ..commands.build import Builder, render_commands
 from ..commands.selection import resolve
+from ..diff_result import STATUSES, summarize
 from ..errors import SelectionError
 from ..types import Command, Data, Result
 from ..views.widget import (
@@ -42,14 +43,12 @@ from ..views.widget import (
 )
 from ..vocabulary import feature_label
 from .command_diff import (
-    STATUSES,
     CommandDiff,
     ParsedCommand,
     claim_key,
     diff_commands,
     mark_kept,
     parse_argv,
-    summarize,
 )
 
 __all__ = ["ENGINE_ROLES", "Join", "RoleDiff", "describe_query", "join_configuration",

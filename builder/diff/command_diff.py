@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from ..arglist import MAX_JSON_DEPTH, SHORT_FLAGS, loads_json
+from ..diff_result import STATUSES, CommandDiff, ValueDiff, summarize
 from ..errors import shown
 
 __all__ = [
@@ -64,8 +65,6 @@ __all__ = [
 
 MAX_CHARS = 65_536
 """The longest text `parse_command` reads; real commands are a few kilobytes."""
-
-STATUSES = ("changed", "added", "removed", "recipe_changed", "equal")
 SEPARATORS = frozenset({";", "&", "&&", "||", "|", "\n", ";;", "|&"})
 
 
@@ -133,37 +132,6 @@ class ParsedCommand(TypedDict):
     env: dict[str, str]
     image: str | None
     """The container image when the command is a `docker run`."""
-
-
-class ValueDiff(TypedDict):
-    key: str
-    """Identity: "--tensor-parallel-size", "--speculative-config.method", "VLLM_X", "model"."""
-    name: str
-    """As written: the recipe's spelling when it has the option, else the command's."""
-    status: str
-    """"equal", "changed", "added" (only in the command), "removed" (only in the recipe), or
-    "recipe_changed": a recipe setting the command says it kept, which today's recipe sets
-    otherwise or not at all (see `mark_kept`)."""
-    kind: str
-    """"engine", "deployment" (host, port, names, logging, NUMA, devices) or "dynamo"."""
-    recipe: str | None
-    """The recipe's value as text ("4", "on", JSON); None when it does not set it."""
-    command: str | None
-    keys: list[ValueDiff]
-    """For JSON objects on both sides: one entry per key (dotted for nested objects)."""
-
-
-class CommandDiff(TypedDict):
-    model: ValueDiff
-    image: ValueDiff | None
-    flags: list[ValueDiff]
-    """Recipe order, then the command's own flags in its order."""
-    env: list[ValueDiff]
-    counts: dict[str, int]
-    """changed / added / removed / recipe_changed / equal over engine flags and environment,
-    and `deployment`: deployment-specific entries that differ."""
-    distance: float
-    summary: str
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -662,19 +630,3 @@ def distance(diff: CommandDiff) -> float:
             total += _size(entry["recipe"] if entry["status"] == "removed" else entry["command"])
     total += 0.5 * sum(1 for e in diff["env"] if e["kind"] == "engine" and e["status"] != "equal")
     return total
-
-
-def summarize(counts: Mapping[str, int], other_model: bool = False,
-              theirs: str = "the command") -> str:
-    """One line: "another model, 1 changed, 2 only in the recipe, 3 only in the command,
-    1 changed in the recipe since (+4 deployment-specific)"."""
-    parts = ["another model"] if other_model else []
-    for status, words in (("changed", "changed"), ("removed", "only in the recipe"),
-                          ("added", f"only in {theirs}"),
-                          ("recipe_changed", "changed in the recipe since")):
-        if counts.get(status):
-            parts.append(f"{counts[status]} {words}")
-    text = ", ".join(parts) if parts else "same engine settings as the recipe"
-    if counts.get("deployment"):
-        text += f" (+{counts['deployment']} deployment-specific)"
-    return text

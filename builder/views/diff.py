@@ -6,7 +6,7 @@ under Pyodide for the "Compare your command" box; every string is escaped here.
 
 from __future__ import annotations
 
-from ..diff.command_diff import CommandDiff, ValueDiff, summarize
+from ..diff_result import CommandDiff, ValueDiff, summarize
 from ..html_text import escape
 
 __all__ = ["diff_html", "error_html"]

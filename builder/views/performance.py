@@ -10,7 +10,7 @@ rest, so that the command and its Copy stay in the first screen:
                 concurrencies for every workload of the layout
     none        "no estimate for ... on ...: why", never a figure of ours
 
-`comparison_html` is the model page's "which GPU" table (`performance.report.gpu_comparison`).
+`comparison_html` is the model page's "which GPU" table (`estimates.report.gpu_comparison`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..estimates.estimates import layout_text, number
 from ..html_text import escape
-from ..performance.estimates import layout_text, number
 
 __all__ = ["comparison_html", "performance_html", "performance_line"]
 

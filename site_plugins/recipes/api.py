@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from builder.commands.selection import node_memory_gb
-from builder.performance.report import gpu_comparison
+from builder.estimates.report import gpu_comparison
 from vllm_recipes import api_schemas
 from vllm_recipes.api_contract import SCHEMA_DIR, finish, hardware_profile, recommended_command
 from vllm_recipes.loader import Catalog
@@ -48,7 +48,7 @@ CATALOG_JSON = "builder-catalog.json"
 
 
 def gpu_rows(catalog: Data, recipe: Data, tree: Tree) -> list[Data]:
-    """Which GPU for this model (`builder.performance.report.gpu_comparison`): each
+    """Which GPU for this model (`builder.estimates.report.gpu_comparison`): each
     hardware's default command with an estimate, from the tree's per-hardware renderings."""
     return gpu_comparison(catalog, recipe, {hw_id: r.result["performance"]
                                             for hw_id, r in tree.hardware.items()})

@@ -17,12 +17,16 @@ Rules:
 - Counts: an option's count is the number of models it would show with the other filters as
   they are (here, with none: the whole catalogue).
 - Order (`SORTS`, the Sort select; the first is the default, and the page says which order it
-  shows): newest first (the model's release date, `meta.date_added`, then name), by provider
+  shows): newest first (`meta.date_added`, then name), by provider
   (grouped: providers A–Z, case-insensitive, models by title in natural order, 3B before 32B),
   or by name (title in natural order, then provider). Each card carries its rank in each order
   (`--rcp-o-<sort>`), worked out here; the stylesheet orders the cards by the chosen one.
-- New: a card whose `date_added` (the model's release) is within `NEW_DAYS` of the catalogue's
-  date (the newest `date_added` or `date_updated` of any recipe) has a "New" badge.
+- Dates: `meta.date_added` is a model's date, not ours: when it joined the public catalogue
+  (github.com/vllm-project/recipes) or, for a model beyond it, its release; each recipe cites
+  its source on that line. Our own edits (`date_updated`, git history) date the feed and the
+  sitemap, never this order or the badge.
+- New: a card whose `date_added` is within `NEW_DAYS` of the newest `date_added` of any recipe
+  (the catalogue's latest addition) has a "New" badge.
 """
 
 from __future__ import annotations
@@ -158,8 +162,9 @@ class Sort:
 
 SORTS: tuple[Sort, ...] = (
     Sort("newest", "Newest",
-         "Newest first, by the model's release date (date_added). New: released within "
-         f"{NEW_DAYS} days of the catalogue's latest date."),
+         "Newest first, by the date a model joined the public vLLM recipes catalogue, or its "
+         f"release date for the others (date_added). New: added within {NEW_DAYS} days of "
+         "the latest addition."),
     Sort("provider", "Provider", "Grouped by provider, A–Z; each provider's models by name.",
          grouped=True),
     Sort("name", "Name", "By name, A–Z (3B before 32B)."),
@@ -174,14 +179,13 @@ def _date(value: str) -> datetime.date:
 
 
 def catalogue_date(cards: Sequence[BrowseCard]) -> datetime.date | None:
-    """The newest `date_added` or `date_updated` of any recipe (None without cards)."""
-    dates = [_date(card.recipe["meta"][key]) for card in cards
-             for key in ("date_added", "date_updated")]
-    return max(dates, default=None)
+    """The catalogue's latest addition: the newest `date_added` of any recipe (None without
+    cards). Not `date_updated`: that is the date of our own edit, not of a model."""
+    return max((_date(card.recipe["meta"]["date_added"]) for card in cards), default=None)
 
 
 def is_new(recipe: Data, today: datetime.date | None) -> bool:
-    """Added within `NEW_DAYS` of `today` (the catalogue's date)."""
+    """Added within `NEW_DAYS` of `today` (the catalogue's latest addition)."""
     if today is None:
         return False
     return (today - _date(recipe["meta"]["date_added"])).days <= NEW_DAYS
@@ -316,7 +320,7 @@ def _card(catalog: Data, card: BrowseCard, base: str, ranks: dict[str, int], new
     recipe = card.recipe
     meta = recipe["meta"]
     order = "; ".join(f"--rcp-o-{sort}: {place}" for sort, place in ranks.items())
-    badge = (f'<span class="rcp-new" title="Released {e(meta["date_added"])}">New</span>'
+    badge = (f'<span class="rcp-new" title="Added {e(meta["date_added"])}">New</span>'
              if new else "")
     facets = json.dumps(card_facets(card), ensure_ascii=False, separators=(",", ":"))
     tags = "".join(f'<li class="rcp-tag rcp-tag-task">{e(TASKS.get(t, t))}</li>'

@@ -40,6 +40,7 @@ from typing import Any
 
 import pytest
 
+from builder.performance.cells import SAME_CHECKPOINT
 from builder.sizing.memory import kv_bytes_per_token, weights_bytes, weights_per_gpu
 from tests.recipes_data import ROOT, catalog
 
@@ -69,14 +70,6 @@ SAME_MATRIX = {
     # recipe: why AIConfigurator's weights differ (not compared)
     "Qwen/Qwen3-1.7B": "tie_word_embeddings: vLLM holds one 151936 x 2048 matrix for the "
                        "embedding and the LM head, AIConfigurator counts two (+0.62 GB)",
-}
-SAME_CHECKPOINT = {
-    # our model id: AIConfigurator's id of a checkpoint with the same config.json
-    # (the base model's; Meta's model card: the instruct models are fine-tunes of it)
-    "meta-llama/Llama-3.1-8B-Instruct": "meta-llama/Meta-Llama-3.1-8B",
-    "meta-llama/Llama-3.1-8B": "meta-llama/Meta-Llama-3.1-8B",
-    "meta-llama/Llama-3.1-70B-Instruct": "meta-llama/Meta-Llama-3.1-70B",
-    "meta-llama/Llama-3.1-405B-Instruct": "meta-llama/Meta-Llama-3.1-405B",
 }
 
 

@@ -1,19 +1,20 @@
 """Browser tests: the real site, built once per session, served on a free localhost port and
 driven with Debian's Chromium through Playwright (one browser, one context for the session).
 
-The site is built with SITE_URL set to the server's origin, so mkdocs-material's instant
-navigation engages as it does in production. Every request any page or worker makes is
-recorded; a request to another origin fails the test that caused it. (The builder's worker is
-a dedicated one in this context; see `site_context`.) Every page has a Content-Security-Policy
-without 'unsafe-eval': `wait_for_function` takes a function (`"() => ..."`), as a bare
-expression is polled with eval, which the policy refuses.
+The site is the session's one build (`built_site`, tests/conftest.py: SITE_URL
+`tests.sitebuild.BUILT_FOR`). The server here gives `sitemap.xml` as a build for its own origin
+would write it: the sitemap's `<loc>` addresses are what mkdocs-material's instant navigation
+compares with the page's origin (it engages only for the pages listed there), so instant
+navigation engages as it does in production, at the cost of no second build of the site.
+Every request any page or worker makes is recorded; a request to another origin fails the test
+that caused it. (The builder's worker is a dedicated one in this context; see `site_context`.)
+Every page has a Content-Security-Policy without 'unsafe-eval': `wait_for_function` takes a
+function (`"() => ..."`), as a bare expression is polled with eval, which the policy refuses.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Request
 from site_plugins.serve import DISCONNECTS
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.widget import WarmTab
+from tests.sitebuild import BUILT_FOR, BuiltSite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +50,18 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] != "/sitemap.xml":
+            return super().do_GET()
+        text = (Path(self.directory) / "sitemap.xml").read_text(encoding="utf-8")
+        host, port = self.server.server_address[:2]
+        body = text.replace(f"<loc>{BUILT_FOR}", f"<loc>http://{host}:{port}/").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -75,28 +89,15 @@ class Site:
         return f"{self.origin}/{path.lstrip('/')}"
 
 
-def build_site(site_dir: Path, origin: str) -> None:
-    env = {**os.environ, "SITE_URL": f"{origin}/", "NO_MKDOCS_2_WARNING": "1"}
-    run = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site_dir)],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )
-    if run.returncode != 0:
-        pytest.fail(f"mkdocs build failed:\n{run.stdout}\n{run.stderr}", pytrace=False)
-
-
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    site_dir = tmp_path_factory.mktemp("browser") / "site"
-    site_dir.mkdir()
-    handler = functools.partial(_Handler, directory=str(site_dir))
+def site(built_site: BuiltSite) -> Iterator[Site]:
+    handler = functools.partial(_Handler, directory=str(built_site.root))
     server = _QuietServer(("127.0.0.1", 0), handler)
+    origin = f"http://127.0.0.1:{server.server_port}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    origin = f"http://127.0.0.1:{server.server_port}"
     try:
-        build_site(site_dir, origin)
-        yield Site(origin, site_dir)
+        yield Site(origin, built_site.root)
     finally:
         server.shutdown()
         server.server_close()

@@ -198,7 +198,7 @@ def test_default_order_is_newest_first_and_said(site_page: Page) -> None:
     assert dates == sorted(dates, reverse=True)
     note = page.locator("[data-rcp-order]")
     expect(note).to_be_visible()
-    expect(note).to_contain_text("Newest first, by the model's release date")
+    expect(note).to_contain_text("Newest first, by the date a model joined the public")
     control(page, "Sort").select_option("name")
     expect(note).to_contain_text("By name")
 

@@ -9,6 +9,7 @@ the page may fail."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -23,7 +24,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 
 from builder.views.dynamo import page_state as dynamo_state
-from tests.browser.conftest import ROOT, build_site
+from tests.browser.conftest import ROOT
 from tests.browser.test_dynamo import as_browser_writes
 from tests.browser.test_dynamo import click as dynamo_click
 from tests.browser.test_dynamo import widget_html as dynamo_html
@@ -34,6 +35,7 @@ from tests.browser.widget import (
     shown_copy_text,
     wait_python,
 )
+from tests.sitebuild import BuiltSite
 from tests.test_dynamo import HF_ID as DYNAMO_MODEL
 from tests.test_dynamo import data as dynamo_data
 
@@ -49,10 +51,12 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def www(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """www/recipes/ holds the site, built for an address it is never served from."""
+def www(tmp_path_factory: pytest.TempPathFactory, built_site: BuiltSite) -> Path:
+    """www/recipes/ holds the site, built for an address it is never served from (the
+    session's one build, for `tests.sitebuild.BUILT_FOR`: another port, and the root path
+    where it is served under /recipes/). Hard links: the servers see plain files."""
     root = tmp_path_factory.mktemp("www")
-    build_site(root / "recipes", "http://built-for.invalid/somewhere")
+    shutil.copytree(built_site.root, root / "recipes", copy_function=os.link)
     return root
 
 

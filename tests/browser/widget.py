@@ -138,7 +138,7 @@ def cli_text(hf_id: str, query: dict[str, str]) -> str:
     """What `vllm-recipes HF_ID key=value ...` prints after its install block: the commands
     (the page's copy-all text)."""
     run = subprocess.run(
-        [sys.executable, "-m", "vllm_recipes", hf_id, *(f"{k}={v}" for k, v in query.items())],
+        [sys.executable, "-m", "vllm_recipes_cli", hf_id, *(f"{k}={v}" for k, v in query.items())],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )
     install, blank, commands = run.stdout.partition("\n\n")

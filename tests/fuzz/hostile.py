@@ -18,8 +18,8 @@ from builder.commands.build import Builder
 from builder.views.widget import page_state
 from builder.vocabulary import FOREIGN_KEYS, is_foreign
 from tests.recipes_data import builder_catalog, builder_recipe, catalog
-from vllm_recipes import answer_cache
-from vllm_recipes.cli import main as cli_main
+from vllm_recipes_cli import answer_cache
+from vllm_recipes_cli.cli import main as cli_main
 
 NOTICE_MAX = 2_000
 """The longest notice a page may show (five items of at most 300 characters, and a rename)."""

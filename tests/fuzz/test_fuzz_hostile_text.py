@@ -179,8 +179,8 @@ def _tool_output(rng: random.Random) -> str:
 
 @pytest.mark.parametrize("seed", [*FAILED, 3201])
 def test_hostile_tools_get_one_line(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vllm_recipes.detect import match, probe
-    from vllm_recipes.errors import UsageError
+    from vllm_recipes_cli.detect import match, probe
+    from vllm_recipes_cli.errors import UsageError
 
     rng = random.Random(seed)
     catalog = builder_catalog()

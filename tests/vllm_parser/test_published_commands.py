@@ -27,7 +27,7 @@ from builder.commands.build import Builder
 from builder.commands.needed_files import CONTAINER_DIR, PATH_OPTIONS
 from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
-from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid, hf_ids
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid_of, hf_ids
 from tests.test_render_matrix import _feature_queries, _task_queries
 from tests.vllm_parser.envs import CHECKER, OMNI_VERSION, PYTHONS
 from vllm_recipes.flag_types import read_types, with_types, without_types
@@ -138,7 +138,7 @@ def render_matrix(hf_id: str) -> Iterator[tuple[dict[str, str], dict[str, Any]]]
     """(query, result) of every rendering tests/test_render_matrix.py renders."""
     data, recipe = builder_catalog(), builder_recipe(hf_id)
     builder = Builder(data, recipe)
-    for _, variant, hardware, strategy in (g for g in grid() if g[0] == hf_id):
+    for variant, hardware, strategy in grid_of(hf_id):
         for task in _task_queries(recipe):
             base = {"variant": variant, "hardware": hardware, "strategy": strategy, **task}
             try:

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..commands.summary import parallel_sizes
 from .estimates import (
     Point,
     balanced_point,
@@ -67,10 +66,11 @@ def _compared(comparisons: list[Comparison]) -> list[dict[str, Any]]:
 
 
 def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
-                     selection: Mapping[str, str], argv: list[str] | None,
+                     selection: Mapping[str, str], sizes: Mapping[str, int] | None,
                      chosen: Pick | None, *, full: bool = True) -> dict[str, Any]:
-    """A rendering's `performance` (see the module docstring). `argv`: the command's one
-    `vllm serve` on one node (None for other layouts); `chosen`: the profile's pick."""
+    """A rendering's `performance` (see the module docstring). `sizes`: the TP, DP and PP
+    sizes of the command's one `vllm serve` on one node (None for other layouts); `chosen`:
+    the profile's pick."""
     hw_id, variant_id = selection["hardware"], selection["variant"]
     estimates = estimates_of(recipe)
     measured = [m for m in measured_of(recipe) if m["hardware"] == hw_id]
@@ -90,12 +90,11 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
     if estimates is not None:
         workload = default_workload(estimates)
         out["workload"] = {"name": workload, **estimates["workloads"][workload]}
-    if estimates is None or argv is None:
-        why = "" if argv is not None or estimates is None else (
+    if estimates is None or sizes is None:
+        why = "" if sizes is not None or estimates is None else (
             "the estimates are of one server on one node")
         out["line"] = no_estimate(recipe, hw, hw_id, variant_id, why)
         return out
-    sizes = parallel_sizes(argv)
     strategy = selection["strategy"]
     cell = (cell_for(estimates, hw_id, variant_id, strategy, sizes["TP"], sizes["DP"])
             if sizes["PP"] == 1 else None)

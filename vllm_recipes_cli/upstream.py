@@ -13,12 +13,19 @@ and `git log` where the checkout is a git tree) and reports:
 - **unknown**: recipes whose recorded commit the checkout does not have (an older or shallow
   checkout), and every recipe's change status when the checkout is not a git tree.
 
+A checkout can also be a tree assembled from stored versions of the public files (each file at
+its own commit, as an index of public files holds them): its `MANIFEST.txt` names each file's
+commit, one `<path> <commit>` line per file (`#` starts a comment; further columns are notes).
+A recipe whose recorded commit is the one the manifest names is up to date; one whose recorded
+commit differs is changed, compared field by field where the checkout's git history has the
+recorded version, and otherwise listed with both commits.
+
 Exit status: 0 when nothing is new, removed or changed; 1 when something is; 2 on bad input.
 """
 
 from __future__ import annotations
 
-import argparse
+import datetime
 import json
 import os
 import stat
@@ -31,9 +38,8 @@ from typing import Any
 
 from builder.text_safety import printable
 
-from .cli_common import MAX_LINE, ArgumentParser
+from .cli_common import MAX_LINE, ArgumentParser, no_tree, usage
 from .errors import InvalidRecipe
-from .yaml_source import load_text
 
 __all__ = ["Changed", "Report", "field_changes", "main", "report"]
 
@@ -56,9 +62,13 @@ class Changed:
     hf_id: str
     path: str
     commits: int
-    """Commits to the public file after the recorded one."""
+    """Commits to the public file after the recorded one (0 when only a manifest says)."""
     changes: dict[str, list[str]] = field(default_factory=dict)
     """Category → "added x" / "removed x" / "changed x: a → b" lines."""
+    now: str | None = None
+    """The commit the checkout's manifest names for the file (a tree of stored versions)."""
+    recorded: str | None = None
+    """The recorded commit, when it is not in the checkout's history (fields not compared)."""
 
 
 @dataclass
@@ -111,6 +121,34 @@ def _commits_since(checkout: Path, commit: str) -> dict[str, int] | str:
     return counts
 
 
+MANIFEST = "MANIFEST.txt"
+
+
+def read_manifest(checkout: Path) -> dict[str, str]:
+    """`MANIFEST.txt` of a tree of stored versions: public path → the commit of the version
+    the tree holds (empty without one; a line that is not `<path> <commit> ...` is skipped)."""
+    text = _public_text(checkout / MANIFEST)
+    found: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 2 and all(c in "0123456789abcdef" for c in words[1].lower()):
+            found[words[0]] = words[1].lower()
+        if len(found) > 100_000:
+            break
+    return found
+
+
+def _by_manifest(checkout: Path, row: dict[str, str], now: str, git: bool) -> Changed | None:
+    """A recipe whose recorded commit is not the one the manifest names: its changes field by
+    field when the checkout's git history has the recorded version (None when the data is the
+    same: another commit with the same file), else both commits."""
+    then = _git(checkout, "show", f"{row['commit']}:{row['path']}") if git else None
+    if then is None:
+        return Changed(row["hf_id"], row["path"], 0, {}, now, row["commit"])
+    changes = field_changes(_load(then), _load(_public_text(checkout / row["path"])))
+    return Changed(row["hf_id"], row["path"], 0, changes, now) if changes else None
+
+
 def _is_git_tree(checkout: Path) -> bool:
     top = _git(checkout, "rev-parse", "--show-toplevel")
     return top is not None and Path(top.strip()).resolve() == checkout.resolve()
@@ -121,6 +159,8 @@ def _load(text: str | None) -> Any:
     bounds (size, nesting, aliases: `yaml_source`)."""
     if text is None:
         return None
+    from vllm_recipes.yaml_source import load_text  # PyYAML: `upstream --help` needs none
+
     try:
         return load_text(text, "public file")
     except InvalidRecipe:
@@ -188,7 +228,11 @@ def _category(path: str) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    if isinstance(value, datetime.date):  # YAML dates load as date objects
+        value = value.isoformat()
+    if isinstance(value, str):
+        return printable(value, VALUE_CHARS)
+    text = json.dumps(value, ensure_ascii=False, default=str)
     return printable(text, VALUE_CHARS)
 
 
@@ -248,6 +292,7 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
     git = _is_git_tree(checkout)
     head = (_git(checkout, "rev-parse", "HEAD") or "").strip() or None if git else None
     public = public_models(checkout)
+    manifest = read_manifest(checkout)
     result = Report(printable(str(checkout), SHOWN_PATH), head)
     ported = {r.upstream.path: h for h, r in recipes.items() if r.upstream is not None}
     ours = _ours(recipes)
@@ -262,17 +307,23 @@ def report(checkout: Path, recipes: Mapping[str, Any]) -> Report:
         recipe = recipes[hf_id]
         commit = recipe.upstream.commit
         row = {"hf_id": hf_id, "path": path, "commit": commit}
-        if not git:
-            if path not in public:
+        held = manifest.get(path) if path in public else None
+        if held == commit.lower():  # the tree holds the very version recorded
+            continue
+        if git:
+            if commit not in known:
+                known[commit] = _commits_since(checkout, commit)
+            since = known[commit]
+        else:
+            since = "not a git tree: changes unknown"
+        if isinstance(since, str):
+            if held is not None:
+                changed = _by_manifest(checkout, row, held, git)
+                result.changed.extend([changed] if changed else [])
+            elif not git and path not in public:
                 (result.retired_removed if recipe.retired else result.removed).append(row)
             else:
-                result.unknown.append({**row, "why": "not a git tree: changes unknown"})
-            continue
-        if commit not in known:
-            known[commit] = _commits_since(checkout, commit)
-        since = known[commit]
-        if isinstance(since, str):
-            result.unknown.append({**row, "why": since})
+                result.unknown.append({**row, "why": since})
             continue
         if path not in public:
             (result.retired_removed if recipe.retired else result.removed).append(row)
@@ -300,7 +351,12 @@ def render_text(result: Report) -> str:
     lines.append(f"changed upstream since the port: {len(result.changed)}")
     for changed in result.changed:
         plural = "s" if changed.commits != 1 else ""
-        lines.append(f"  {changed.hf_id}  ({changed.path}, {changed.commits} commit{plural})")
+        since = (f"at {changed.now[:12]}" if changed.now
+                 else f"{changed.commits} commit{plural}")
+        lines.append(f"  {changed.hf_id}  ({changed.path}, {since})")
+        if changed.recorded:
+            lines.append(f"    the checkout lacks the recorded version ({changed.recorded[:12]}):"
+                         " fields not compared")
         flat = [(c, line) for c, items in changed.changes.items() for line in items]
         for category, line in flat[:MAX_CHANGES]:
             lines.append(f"    {category}: {line}")
@@ -323,12 +379,16 @@ def main(argv: list[str], recipes_dir: Path) -> int:
     parser.add_argument("checkout", type=Path,
                         help="a checkout of github.com/vllm-project/recipes")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--recipes", type=Path, default=recipes_dir, help=argparse.SUPPRESS)
+    parser.add_argument("--recipes", type=Path, default=recipes_dir, metavar="DIR",
+                        help="our recipe tree (default: the checkout's recipes/)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else 0
-    from .loader import load_catalog
+    unusable = no_tree("vllm-recipes upstream", args.recipes)
+    if unusable:
+        return usage(unusable)
+    from vllm_recipes.loader import load_catalog
 
     try:
         if not (args.checkout / "models").is_dir():  # before the tree's load (seconds)

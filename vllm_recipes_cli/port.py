@@ -47,10 +47,10 @@ import yaml
 
 from builder.text_safety import printable
 from builder.yaml_text import comment_lines
+from vllm_recipes.yaml_source import load_text, read_text, read_yaml
 
 from .cli_common import ArgumentParser
 from .errors import InvalidRecipe
-from .yaml_source import load_text, read_text, read_yaml
 
 __all__ = ["KNOWN", "draft", "main", "upstream_path"]
 

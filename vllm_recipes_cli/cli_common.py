@@ -20,9 +20,9 @@ from builder.errors import SelectionError, quoted
 from builder.text_safety import printable
 from builder.types import Data, Result
 from builder.vocabulary import SELECTION_KEYS
+from vllm_recipes.catalogue import Catalogue, from_loader, packaged
 
 from . import answer_cache
-from .catalogue import Catalogue, from_loader, packaged
 from .errors import UsageError
 
 # The loader, schema and deployments are imported where they are used: an answer from the
@@ -81,7 +81,7 @@ def load(root: Path = RECIPES, model_id: str | None = None) -> Catalogue:
             return Catalogue.from_json(entry)
         except (KeyError, ValueError):
             pass  # an entry of another format: read the tree again
-    from .loader import UnknownModel, load_catalog, load_for
+    from vllm_recipes.loader import UnknownModel, load_catalog, load_for
 
     try:
         catalogue = from_loader(load_catalog(root) if model_id is None
@@ -107,7 +107,7 @@ def dynamo_targets(root: Path, catalogue: Catalogue) -> dict[str, Data]:
     """The NVIDIA Dynamo deployments by model: the packaged ones, or the tree's."""
     if catalogue.dynamo or not Path(root).is_dir():
         return catalogue.dynamo
-    from .deployments import load_deployments
+    from vllm_recipes.deployments import load_deployments
 
     deployments = load_deployments(root)
     return {hf_id: deployments.published(hf_id) for hf_id in deployments.by_model}
@@ -204,6 +204,15 @@ def not_a_tree(root: Path) -> str | None:
     except OSError as error:
         return f"--recipes: {error.strerror}"
     return f"{cut(str(root), 200)}: not a recipe tree (no hardware.yaml)"
+
+
+def no_tree(prog: str, root: Path) -> str | None:
+    """For a subcommand that reads a recipe tree: the one line an installed tool (no tree
+    beside it) says when none was given, or None."""
+    if Path(root) == RECIPES and not RECIPES.is_dir():
+        return (f"{prog} needs a recipe tree, which the installed tool does without: pass "
+                "--recipes DIR (a checkout's recipes/)")
+    return None
 
 
 def usage(message: str) -> int:

@@ -36,11 +36,11 @@ from builder.commands.fit import NO_ESTIMATE
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
-from builder.performance.report import summary_line
+from builder.estimates.report import summary_line
 from builder.types import Result
+from vllm_recipes.api_contract import cli_document
+from vllm_recipes.catalogue import PACKAGED_SCHEMA, Catalogue
 
-from .api_contract import cli_document
-from .catalogue import Catalogue
 from .cli_common import (
     CHECKOUT_ONLY,
     EPILOG,
@@ -55,6 +55,7 @@ from .cli_common import (
     dynamo_targets,
     load,
     model_id_problem,
+    no_tree,
     not_a_tree,
     notice_line,
     parse_pairs,
@@ -84,15 +85,20 @@ def check(argv: list[str]) -> int:
     parser = ArgumentParser(prog="vllm-recipes check",
                                      description="Validate a recipe tree exactly as the build "
                                      "does; print every problem as file:line: field: message.")
-    parser.add_argument("dir", nargs="?", type=Path, default=RECIPES,
-                        help="the recipe tree (hardware.yaml, strategies/, models/)")
+    parser.add_argument("dir", nargs="?", type=Path,
+                        help="the recipe tree (hardware.yaml, strategies/, models/; default: "
+                        "the checkout's recipes/)")
+    parser.add_argument("--recipes", type=Path, metavar="DIR", help="the same as DIR")
     args = parser.parse_args(argv)
-    unusable = not_a_tree(args.dir)
+    if args.dir and args.recipes:
+        return usage("check takes DIR or --recipes DIR, not both")
+    args.dir = args.dir or args.recipes or RECIPES
+    unusable = no_tree("vllm-recipes check", args.dir) or not_a_tree(args.dir)
     if unusable:
         return usage(unusable)
-    from .configurations import load_configurations
-    from .deployments import load_deployments_with_problems
-    from .loader import load_catalog_with_problems
+    from vllm_recipes.configurations import load_configurations
+    from vllm_recipes.deployments import load_deployments_with_problems
+    from vllm_recipes.loader import load_catalog_with_problems
 
     catalog, found = load_catalog_with_problems(args.dir)
     problems = [str(p) for p in found]
@@ -117,7 +123,10 @@ def check(argv: list[str]) -> int:
 def schema(argv: list[str]) -> int:
     ArgumentParser(prog="vllm-recipes schema",
                             description="Print the JSON Schema of recipe files.").parse_args(argv)
-    from .schema import json_schema
+    if PACKAGED_SCHEMA.is_file():  # an installed tool: written by the wheel's build
+        sys.stdout.write(PACKAGED_SCHEMA.read_text(encoding="utf-8"))
+        return 0
+    from vllm_recipes.schema import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True))
     return 0
@@ -209,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         if error.name not in CHECKOUT_ONLY:
             raise
         what = f"vllm-recipes {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "this"
-        return usage(f"{what} reads YAML recipes and needs {error.name}, which the installed "
-                      "tool does without; run it in a checkout (make install)")
+        return usage(f"{what} reads a recipe tree (--recipes DIR) and needs {error.name}, "
+                     "which the installed tool does without; run it in a checkout (make "
+                     "install), or install the tool with its [site] extra")
 
 
 def _parser() -> argparse.ArgumentParser:

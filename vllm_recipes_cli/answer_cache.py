@@ -5,7 +5,8 @@ Validating a recipe costs more than answering with it (pydantic's import alone i
 it answered from (catalogue.py's JSON: the builder's input and the lines --explain names) in a
 JSON file under the user's cache directory. An entry is used only
 while nothing it could depend on has changed: its name holds a key made from the path, size and
-modification time of every file of the recipe tree and of this package. Any edit gives a new
+modification time of every file of the recipe tree, of the data layer that validates it and
+of this package. Any edit gives a new
 key; entries of the same recipe tree under other keys are removed when a new one is written.
 Nothing is written into the checkout.
 
@@ -22,9 +23,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import vllm_recipes
+
 __all__ = ["cache_dir", "read", "tree_key", "write"]
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGES = (Path(__file__).resolve().parent, Path(vllm_recipes.__file__).resolve().parent)
+"""The tool and the data layer: an edit of either can change what a tree validates to."""
 OFF = "off"
 
 
@@ -41,7 +45,7 @@ def cache_dir() -> Path | None:
 
 def _stats(root: Path) -> list[str]:
     rows = []
-    for top in (root, PACKAGE):
+    for top in (root, *PACKAGES):
         for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
@@ -54,7 +58,7 @@ def _stats(root: Path) -> list[str]:
 
 
 def tree_key(root: Path) -> str:
-    """A digest of every file of the recipe tree and of this package (path, size, mtime)."""
+    """A digest of every file of the recipe tree and of `PACKAGES` (path, size, mtime)."""
     digest = hashlib.sha256("\n".join(_stats(Path(root).resolve())).encode())
     return digest.hexdigest()[:24]
 

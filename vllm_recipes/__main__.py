@@ -1,7 +1,0 @@
-"""`python -m vllm_recipes` is the `vllm-recipes` console script."""
-
-import sys
-
-from .cli import main
-
-sys.exit(main())
