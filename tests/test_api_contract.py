@@ -406,9 +406,13 @@ def test_models_json_has_the_facets_of_every_model(built_site: BuiltSite) -> Non
         assert row["parameters"] == recipe.model.parameter_count
         assert row["active_parameters"] == recipe.model.active_parameters
         assert [v["id"] for v in row["variants"]] == list(recipe.variants)
-        assert row["fewest_gpus"] is None  # until the sizing rule lands
+        # The fit rule's fewest GPUs per GPU model, null where it has no memory facts.
+        assert (row["fewest_gpus"] is None) == (recipe.facts is None or recipe.retired is not None)
         assert (row["retired"] is not None) == (recipe.retired is not None)
         assert (row["hardware"] == []) == (recipe.retired is not None)
+    # The count the CLI's refusal names ("smallest that fits: gpus=8") is the facet's.
+    assert rows["meta-llama/Llama-3.1-70B-Instruct"]["fewest_gpus"]["l4"] == 8
+    assert rows["Qwen/Qwen3-8B"]["fewest_gpus"]["l40s"] == 1
     assert rows[V4]["parameters_b"] == 284 and rows[V4]["active_parameters_b"] == 13
     assert "nvfp4" in rows["nvidia/DeepSeek-V4-Flash-NVFP4"]["precisions"]
     assert "BAAI/bge-m3" in [h for h, r in rows.items() if "embedding" in r["tasks"]]

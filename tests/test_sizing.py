@@ -204,6 +204,46 @@ def test_llama_405b_offers_only_the_nodes_that_help() -> None:
             "Multi-Node Tensor Parallel (a data-parallel strategy adds replicas)")
 
 
+LLAMA_405B = "meta-llama/Llama-3.1-405B-Instruct"
+
+
+def test_gpus_across_nodes_under_a_multi_node_strategy_are_whole_nodes() -> None:
+    """Issue 33 point 2: `gpus` is valid across nodes where the strategy is multi-node
+    (it was "sizes itself by nodes; gpus= is for single-node strategies")."""
+    catalog, recipe = builder_catalog(), builder_recipe(LLAMA_405B)
+    query = {"hardware": "h100", "strategy": "multi_node_tp"}
+    for gpus, nodes in (("16", "2"), ("32", "4")):
+        result = build(catalog, recipe, {**query, "gpus": gpus})
+        assert result["selection"]["nodes"] == nodes
+        by_nodes = build(catalog, recipe, {**query, "nodes": nodes})
+        assert (result["selection"], result["commands"]) == (by_nodes["selection"],
+                                                              by_nodes["commands"])
+
+
+@pytest.mark.parametrize(("gpus", "reason"), [
+    ("12", "runs on whole H100 nodes of 8 GPUs"),
+    ("24", "gpus=24 spans 3 nodes: Multi-Node Tensor Parallel spans every GPU with one "
+           "tensor-parallel group"),
+    ("64", "gpus=64 spans 8 nodes: 2 nodes already hold BF16 with its full context"),
+])
+def test_gpus_across_nodes_that_the_strategy_cannot_use_are_refused(gpus: str,
+                                                                    reason: str) -> None:
+    out = cli(LLAMA_405B, "hardware=h100", "variant=default", "strategy=multi_node_tp",
+              f"gpus={gpus}")
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert reason in out.stderr
+
+
+def test_gpus_and_nodes_that_disagree_are_refused_and_the_row_says_why() -> None:
+    out = cli(LLAMA_405B, "hardware=h100", "strategy=multi_node_tp", "gpus=16", "nodes=4")
+    assert out.returncode == 2
+    assert out.stderr == ("nodes: gpus=16 spans 2 nodes of 8 GPUs; pick nodes=2 or leave "
+                          "gpus= out\n")
+    result = build(builder_catalog(), builder_recipe(LLAMA_405B),
+                   {"hardware": "h100", "strategy": "multi_node_tp", "gpus": "16"})
+    assert result["unavailable"]["nodes"]["4"].startswith("gpus=16 spans 2 nodes")
+
+
 def test_a_dense_model_is_told_why_expert_strategies_are_out() -> None:
     result = build(builder_catalog(), builder_recipe("Qwen/Qwen3-8B"), {})
     assert result["unavailable"]["strategy"]["single_node_tep"] == (

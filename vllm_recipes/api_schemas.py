@@ -9,7 +9,8 @@ said in its schema's description: a recipe's document carries the recipe's own f
 /hardware.json carry the catalog's fields, and a command block may gain fields. Two keys that
 other work adds are declared here already, optional: `fit` (the sizing rule's answer, in
 `recommended_command` and in the index rows) and `example_requests` (a request per task,
-in `recommended_command`). `fewest_gpus` in /models.json is null until the sizing rule lands.
+in `recommended_command`). `fewest_gpus` in /models.json maps a hardware id to the fewest of
+its GPUs that hold the model by the fit rule (null for a model without memory facts).
 
 Standard library only (no I/O): the installed command line imports it.
 """
@@ -170,7 +171,10 @@ _MODEL_ROW = _strict({
         "id": _STR, "label": _STR, "precision": _NULL_STR, "model_id": _NULL_STR})},
     "precisions": _STRINGS,
     "hardware": _STRINGS,
-    "fewest_gpus": {"description": "null until the sizing rule lands"},
+    "fewest_gpus": {"type": ["object", "null"],
+                    "additionalProperties": {"type": "integer", "minimum": 1},
+                    "description": "hardware id → the fewest of its GPUs that hold the model "
+                                   "by the fit rule (null: no memory facts)"},
     "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
     "retired": {"type": ["object", "null"], "required": ["reason"]},
     "url": {"$ref": "#/$defs/link"}, "json": {"$ref": "#/$defs/link"},

@@ -17,7 +17,9 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    layer; then the KV offload tier (`kv_offload.py`); then a workload profile's
    `--max-num-seqs` (`builder.estimates.profiles`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
-5. the frontend's environment.
+5. the frontend's environment;
+6. on an NVIDIA GPU without BF16 (T4), `--dtype half` (`legacy_gpus.half_precision`, applied
+   to every `vllm serve` by `serve_command`).
 
 Parallel size: a workload profile's pick (`builder.estimates.profiles`: latency or
 throughput, single-node Tensor Parallel with estimates), else an override's `parallel_size`
@@ -50,6 +52,7 @@ from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
 from .fit import NO_ESTIMATE, fit_plan
 from .kv_offload import offload_parts
+from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
@@ -407,6 +410,7 @@ def serve_command(
 ) -> Command:
     """A `vllm serve` command of `role`; its Docker form is added by `docker.py`."""
     full_env = ctx.env() if env is None else env
+    args = half_precision(args, ctx.hw)
     argv = ["vllm", "serve", ctx.model_id, *args.tokens()]
     command = tool_command(role, argv, label=label or role, env=full_env.values(), port=port,
                            head_len=3)

@@ -6,7 +6,8 @@ from nothing); restricted hardware is offered only where the map or `verified` n
 id; every id in `verified` is offered. A variant
 runs on what its recipe offers, narrowed by its own `hardware` list when it has one, and by its
 precision: NVFP4 and FP4 weights run on Blackwell only unless the variant's
-`precision_hardware` names other hardware keys (see `vocabulary.PRECISION_HARDWARE`).
+`precision_hardware` names other hardware keys (see `vocabulary.PRECISION_HARDWARE`), and by what
+vLLM runs on GPUs older than Ampere (`legacy_gpus.variant_reason`: no V100, no MXFP4 on a T4).
 
 The default hardware is the recipe's `default_hardware`, else B200 (then GB200) for weights
 that run on Blackwell only, else H200, else the first offered id in alphabetical order, NVIDIA
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from ..hardware_keys import most_specific, names
 from ..types import Data
 from ..vocabulary import PRECISION_HARDWARE
+from . import legacy_gpus
 
 __all__ = ["default_hardware", "label", "precision_keys", "recipe_support", "variant_hardware",
            "variant_reason", "variant_runs_on"]
@@ -66,6 +68,9 @@ def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
         offered = recipe_support(recipe, hw_id, hw) is not None
     if not offered:
         return f"this recipe is not offered on {name}"
+    legacy = legacy_gpus.variant_reason(recipe, variant_id, hw)
+    if legacy:
+        return legacy
     own, keys = _narrowing(variant)
     refused = _refused_by(own, keys, names(hw_id, hw) if named is None else named)
     if refused == "hardware":
@@ -81,10 +86,12 @@ def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list
     """The hardware of `offered` (ids the recipe offers) the variant runs on, in order:
     those `variant_reason` has no reason for, in one pass. `named`: a hardware id's `names`,
     when the caller keeps them."""
+    hardware = catalog["hardware"]
+    offered = [h for h in offered
+               if legacy_gpus.variant_reason(recipe, variant_id, hardware[h]) is None]
     own, keys = _narrowing(recipe["variants"][variant_id])
     if own is None and keys is None:
-        return list(offered)
-    hardware = catalog["hardware"]
+        return offered
     if named is None:
         return [h for h in offered if _refused_by(own, keys, names(h, hardware[h])) is None]
     return [h for h in offered if _refused_by(own, keys, named(h)) is None]

@@ -20,6 +20,7 @@ from ..vocabulary import (
 )
 from .deploy_types import MAX_NODES, deploy_type, strategies_where
 from .kv_offload import KV_OFFLOAD
+from .legacy_gpus import hardware_reason
 from .offering import recipe_support
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
@@ -109,25 +110,45 @@ def canonical_query(recipe: Data, query: Mapping[str, str]) -> tuple[dict[str, s
 
 def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],
                 valid: Mapping[str, list[str]] | None = None) -> dict[str, str]:
-    """Check keys and values exist; raises SelectionError naming the key and the valid values.
+    """Check keys and values exist; raises SelectionError naming the key and the valid values
+    (hardware vLLM does not run on at all, a V100: `legacy_gpus.hardware_reason`).
     `valid`: `choices(catalog, recipe)` when the caller has it."""
     valid = choices(catalog, recipe) if valid is None else valid
     explicit = {}
     for key, value in query.items():
         if key not in valid:
             raise SelectionError(key, f"unknown key; valid keys: {', '.join(valid)}")
+        if key == "hardware" and value in catalog["hardware"]:
+            unrunnable = hardware_reason(catalog["hardware"][value])
+            if unrunnable:
+                raise SelectionError(key, unrunnable)
         if key == "hardware" and value in catalog["hardware"] and value not in valid[key]:
             names = ", ".join(catalog["hardware"][h]["display_name"] for h in valid[key])
             raise SelectionError(key, f"this recipe is not offered on "
                                       f"{catalog['hardware'][value]['display_name']}; it is "
                                       f"offered on {names}")
+        if key == GPUS and value not in valid[key] and _whole_nodes(catalog, valid, value):
+            explicit[key] = value
+            continue
         if value not in valid[key]:
             raise SelectionError(
                 key, f"unknown value {quoted(value)}; valid values: {', '.join(valid[key])}"
+                + (f", or whole nodes of a multi-node strategy (up to {MAX_NODES} nodes)"
+                   if key == GPUS else "")
             )
         explicit[key] = value
     return explicit
 
+
+
+def _whole_nodes(catalog: Data, valid: Mapping[str, list[str]], value: str) -> bool:
+    """`value` is a GPU count past one node's that multi-node strategies may ask for: whole
+    nodes of some offered hardware, at most `MAX_NODES` of them (the stages check the rest)."""
+    if not value.isdigit() or value.startswith("0"):
+        return False
+    count = int(value)
+    return any(count % hw["gpu_count"] == 0 and count // hw["gpu_count"] <= MAX_NODES
+               for hw in (catalog["hardware"][h] for h in valid["hardware"]))
 
 
 def node_range(catalog: Data, recipe: Data, selection: Mapping[str, str]) -> tuple[int, int]:

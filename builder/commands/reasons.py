@@ -6,7 +6,7 @@ them (`resolver.py`) and keeps their answers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from ..estimates.profiles import profile_reason
 from ..hardware_keys import most_specific
@@ -16,36 +16,39 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
-from .compose import size_override, sizing_args
+from .compose import Context, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
 from .fit import fit_refusal
 from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
-__all__ = ["connector_reason", "default_frontend", "feature_reason", "fit_reason",
-           "frontend_reason", "mode_reason", "nodes_reason", "opt_in",
-           "selection_profile_reason", "strategy_reason"]
+__all__ = ["asked_nodes", "connector_reason", "default_frontend", "feature_reason", "fit_reason",
+           "frontend_reason", "gpus_nodes_reason", "mode_reason", "nodes_reason", "opt_in",
+           "selection_profile_reason", "strategy_hardware_reason", "strategy_reason",
+           "strategy_variant_reason"]
 
 AVAILABLE = ("verified", "supported", "experimental")
 """Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
 
 
 def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
-               gpus: int | None = None) -> str | None:
+               gpus: int | None = None, ctx: Context | None = None) -> str | None:
     """Why the variant does not fit the GPUs a single-node strategy gives it (`gpus` asked
     for, else what the layout uses), by the fit rule (`fit.py`); None when it fits, when
     the recipe has no memory facts, when the recipe sets single-node Tensor Parallel's size
-    itself, and for other deploy types."""
+    itself, and for other deploy types. `ctx`: the context of that selection, when the
+    caller keeps one (its plan is then worked out once for this and the command's size)."""
     strategy = catalog["strategies"][strategy_id]
     deploy = deploy_type(strategy)
     if not recipe.get("facts") or not deploy.one_node or not deploy.weights_on_one_node:
         return None
-    sel = {"hardware": hw_id, "variant": variant_id, "strategy": strategy_id,
-           **({GPUS: str(gpus)} if gpus else {})}
-    ctx = context(catalog, recipe, sel)
+    if ctx is None:
+        ctx = context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                        "strategy": strategy_id,
+                                        **({GPUS: str(gpus)} if gpus else {})})
     if ctx.auto_fit:
-        if size_override(ctx) is not None:
+        if size_override(ctx) is not None or ctx.plan is not None:
             return None
         return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
                            gpus or ctx.hw["gpu_count"])
@@ -59,9 +62,20 @@ def strategy_reason(
 ) -> str | None:
     """Why `strategy_id` cannot serve `variant_id` on `hw_id`; None when it can.
     `offered`: `recipe_strategies(catalog, recipe)`, when the caller has it; `gpus`: the
-    GPUs asked for (the node's when None)."""
+    GPUs asked for (the node's when None). Its two halves, in the order they are asked:
+    what the recipe, strategy and hardware alone decide (`strategy_hardware_reason`, the
+    same for every variant, which the resolver keeps per hardware), then the variant's
+    (`strategy_variant_reason`)."""
+    return (strategy_hardware_reason(catalog, recipe, hw_id, strategy_id, offered)
+            or strategy_variant_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus))
+
+
+def strategy_hardware_reason(catalog: Data, recipe: Data, hw_id: str, strategy_id: str,
+                             offered: Collection[str] | None = None) -> str | None:
+    """`strategy_reason`'s checks that no variant changes: vLLM-Omni or not, the recipe's
+    offer (on this hardware), the strategy's model architecture and GPU counts, a multi-node
+    strategy on hardware that cannot join one."""
     hw = catalog["hardware"][hw_id]
-    variant = recipe["variants"][variant_id]
     strategy = catalog["strategies"][strategy_id]
     name, hw_name = strategy["display_name"], hw["display_name"]
     omni = deploy_type(strategy).omni
@@ -73,22 +87,55 @@ def strategy_reason(
                 and recipe["model"]["architecture"] == "dense"):
             return f"a dense model has no experts to shard: {name} is for MoE models"
         return f"this recipe does not offer {name}"
-    declared = most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
+    declared = _declared(recipe, strategy_id, hw_id, hw)
     if declared == "unsupported":
         return f"this recipe does not offer {name} on {hw_name}"
+    if declared in AVAILABLE:
+        return None
+    match = strategy["hardware_match"]
+    arch = match.get("architecture")
+    if arch and arch != recipe["model"]["architecture"]:
+        return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
+    if match.get("multi_node", False):
+        if not hw.get("scalable", True):
+            return f"a {hw_name} cannot join a multi-node deployment"
+        return None
+    gpus = hw["gpu_count"]
+    if gpus < match.get("min_gpus", 1):
+        return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
+    if match.get("max_gpus") and gpus > match["max_gpus"]:
+        return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
+    return None
+
+
+def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
+                            strategy_id: str, gpus: int | None = None,
+                            fit: Callable[[], str | None] | None = None) -> str | None:
+    """`strategy_reason`'s checks of the variant, once `strategy_hardware_reason` has none:
+    its memory (one node, or the fit rule on the GPUs asked for), the deploy type's own
+    rule, `gpus` on a strategy that sizes itself by nodes, the nodes it needs. `fit`: the
+    fit rule's answer (`fit_reason`), when the caller keeps it."""
+    hw = catalog["hardware"][hw_id]
+    variant = recipe["variants"][variant_id]
+    strategy = catalog["strategies"][strategy_id]
+    name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
-    if declared not in AVAILABLE:
+    if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
         problem = _match_reason(recipe, variant_id, variant, strategy, hw)
         if problem:
             return problem
-    problem = fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
+    problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
+               if fit is None else fit())
     if problem:
         return problem
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
-    if gpus is not None and (not deploy.one_node or deploy.omni):
+    if gpus is not None and deploy.omni:
         return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
+    if gpus is not None and not deploy.one_node and gpus % hw["gpu_count"]:
+        return (f"{name} runs on whole {hw_name} nodes of {hw['gpu_count']} GPUs; gpus= "
+                f"asks for a multiple of {hw['gpu_count']}")
     if deploy.one_node:
         return None
     low, _ = deploy.node_range(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
@@ -99,36 +146,31 @@ def strategy_reason(
     return None
 
 
+def _declared(recipe: Data, strategy_id: str, hw_id: str, hw: Data) -> str | None:
+    """The support level the recipe's `strategy_hardware` gives the strategy on `hw_id`."""
+    return most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
+
+
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
                   hw: Data) -> str | None:
-    """The strategy's own hardware rules (`hardware_match`)."""
+    """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
+    memory on one node); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
     name, hw_name = strategy["display_name"], hw["display_name"]
-    arch = match.get("architecture")
-    if arch and arch != recipe["model"]["architecture"]:
-        return f"{name} is for {'MoE' if arch == 'moe' else 'dense'} models only"
-    gpus = hw["gpu_count"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
     fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
             or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
-        if gpus < match.get("min_gpus", 1):
-            return f"{name} needs at least {match['min_gpus']} GPUs; {hw_name} has {gpus}"
-        if match.get("max_gpus") and gpus > match["max_gpus"]:
-            return f"{name} is for at most {match['max_gpus']} GPUs; {hw_name} has {gpus}"
         if not fits:
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
                     f"{hw_name} node has {node_memory_gb(hw)} GB; {scale}")
         return None
-    if not hw.get("scalable", True):
-        return f"a {hw_name} cannot join a multi-node deployment"
     if match.get("only_when_oversize") and fits:
         return f"the model fits on one {hw_name} node, so {name} is not needed"
     return None
-
 
 
 def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int,
@@ -158,6 +200,28 @@ def nodes_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], nodes: int
         return (f"{label(sel['variant'], variant)} needs {variant['vram_minimum_gb']} GB: at "
                 f"least {low} {hw['display_name']} nodes ({node_memory_gb(hw)} GB each)")
     return f"{name} here runs on {low} to {high} nodes"
+
+
+def asked_nodes(catalog: Data, sel: Mapping[str, str], explicit: Mapping[str, str]
+                ) -> int | None:
+    """The nodes the GPUs asked for (`gpus=`) span under a multi-node strategy (whole nodes
+    of the hardware's `gpu_count`, which `strategy_reason` checks); None when no GPUs are
+    asked for or the strategy runs on one node."""
+    wanted = explicit.get(GPUS)
+    if wanted is None or deploy_type(catalog["strategies"][sel["strategy"]]).one_node:
+        return None
+    return int(wanted) // catalog["hardware"][sel["hardware"]]["gpu_count"]
+
+
+def gpus_nodes_reason(catalog: Data, sel: Mapping[str, str], explicit: Mapping[str, str],
+                      nodes: int) -> str | None:
+    """Why `nodes` nodes cannot be picked beside the GPUs asked for (`asked_nodes`)."""
+    asked = asked_nodes(catalog, sel, explicit)
+    if asked is None or asked == nodes:
+        return None
+    return (f"gpus={explicit[GPUS]} spans {asked} node{'s' if asked > 1 else ''} of "
+            f"{catalog['hardware'][sel['hardware']]['gpu_count']} GPUs; pick nodes={asked} or "
+            "leave gpus= out")
 
 
 def connector_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],

@@ -83,16 +83,23 @@ def read_curl(text: str) -> tuple[str, dict[str, Any] | None, dict[str, str] | N
     return url, body, form, output
 
 
+_string = json.encoder.encode_basestring
+"""A string as a JSON literal, non-ASCII kept (what `json.dumps(..., ensure_ascii=False)`
+writes for a string)."""
+
+
 def _lit(value: Any, indent: int = 0, *, python: bool = True) -> str:
     """`value` (JSON data) as a Python literal (`python`, else as JSON), one item per line
     when it is long (indented by 4 in Python, 2 in JSON)."""
     step = 4 if python else 2
+    if isinstance(value, str):
+        return _string(value)  # json.dumps(value, ensure_ascii=False), without its set-up
     if isinstance(value, bool) or value is None:
         return repr(value) if python else json.dumps(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return int.__repr__(value)  # as json.dumps writes an int
+    if isinstance(value, float):
         return json.dumps(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict):
         items = [f"{_lit(k)}: {_lit(v, indent + step, python=python)}" for k, v in value.items()]
         ends = "{}"

@@ -9,8 +9,10 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
     strategy    the explicit one if it serves them, else the recipe's first that does
     task        a vLLM-Omni recipe's task: the explicit one, else the first that fits
     gpus        single-node strategies: the explicit count (at most the node's, a multiple of
-                the command's parallel size), else the size the command uses (`compose.py`)
-    nodes       the explicit count, else the fewest the strategy runs on
+                the command's parallel size), else the size the command uses (`compose.py`);
+                multi-node strategies: whole nodes of GPUs, as many as the strategy runs on
+    nodes       the explicit count, else the nodes the GPUs asked for span, else the fewest
+                the strategy runs on
     profile     the explicit workload profile where estimates cover the selection, else
                 balanced (`builder.estimates.profiles`)
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
@@ -30,23 +32,27 @@ from ..errors import SelectionError
 from ..estimates.profiles import BALANCED
 from ..types import Data
 from ..vocabulary import OFF, ON, feature_label
-from .deploy_types import context, deploy_type
+from .compose import Context
+from .deploy_types import deploy_type
 from .fit import most_gpus
 from .kv_offload import KV_OFFLOAD
+from .legacy_gpus import hardware_reason
 from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
 from .query import GPUS, PROFILE, node_range
 from .reasons import (
+    asked_nodes,
     connector_reason,
     default_frontend,
     frontend_reason,
+    gpus_nodes_reason,
     nodes_reason,
     opt_in,
     selection_profile_reason,
 )
 
-__all__ = ["LATER", "PREFIX", "STAGES", "Resolver", "Stage", "exclusive_conflict",
+__all__ = ["CHOSEN", "LATER", "PREFIX", "STAGES", "Resolver", "Stage", "exclusive_conflict",
            "stage_index"]
 
 
@@ -65,6 +71,9 @@ class Resolver(Protocol):
     def strategies(self) -> list[str]: ...
     @property
     def tasks(self) -> list[str]: ...
+    @property
+    def has_facts(self) -> bool: ...
+    def context(self, hw_id: str, variant_id: str, sid: str, gpus: str | None) -> Context: ...
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None: ...
     def runs_on(self, variant_id: str) -> list[str]: ...
     def default_hardware(self, variant_id: str) -> str | None: ...
@@ -111,10 +120,11 @@ def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
             variant_id = first
         if variant_id is None:
             support = recipe_support(recipe, hw_id, hardware[hw_id])
-            raise SelectionError("hardware", (
-                f"this recipe is not offered on {hardware[hw_id]['display_name']}"
-                if support is None else f"no checkpoint of this recipe runs on "
-                f"{hardware[hw_id]['display_name']}"))
+            name = hardware[hw_id]["display_name"]
+            why = r.variant_reason(next(iter(variants)), hw_id)
+            raise SelectionError("hardware", hardware_reason(hardware[hw_id]) or (
+                f"this recipe is not offered on {name}" if support is None
+                else f"no checkpoint of this recipe runs on {name}: {why}"))
     else:
         variant_id = variant_id or "default"
         hw_id = r.default_hardware(variant_id)
@@ -164,7 +174,8 @@ def pick_strategy(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     hw_name = r.catalog["hardware"][hw_id]["display_name"]
     variant = r.recipe["variants"][variant_id]
     refusal = next((reason for reason in (r.fit_reason(hw_id, variant_id, s, gpus)
-                                          for s in r.strategies) if reason), None)
+                                          for s in r.strategies) if reason),
+                   None) if r.has_facts else None  # without facts the fit rule refuses none
     if refusal is not None:
         raise SelectionError(GPUS if gpus is not None else "hardware", refusal)
     raise SelectionError("hardware", f"no serving strategy of this recipe serves "
@@ -175,25 +186,34 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
               focus: str | None) -> None:
     """Single-node strategies: the GPUs asked for, if the node holds that many and they
     split into the command's parallel groups; else what the command uses by default (the
-    fit rule's size, the recipe's, or the node)."""
+    fit rule's size, the recipe's, or the node). Multi-node strategies: GPUs asked for are
+    whole nodes (`strategy_reason` checks), as many as the strategy can run on; the nodes
+    stage counts them (`asked_nodes`), and the selection keeps the nodes, not the GPUs."""
     strategy = r.catalog["strategies"][sel["strategy"]]
     deploy = deploy_type(strategy)
     wanted = explicit.get(GPUS)
-    if not deploy.one_node or deploy.omni:
+    if deploy.omni:
         if wanted is not None:
             raise SelectionError(GPUS, f"{strategy['display_name']} sizes itself by nodes; "
                                        "gpus= is for single-node strategies")
         return
-    hw = r.catalog["hardware"][sel["hardware"]]
+    if not deploy.one_node:
+        nodes = asked_nodes(r.catalog, sel, explicit)
+        problem = nodes_reason(r.catalog, r.recipe, sel, nodes) if nodes is not None else None
+        if problem:
+            raise SelectionError(GPUS, f"gpus={wanted} spans {nodes} node"
+                                       f"{'s' if nodes != 1 else ''}: {problem}")
+        return
+    hw_id, variant_id, sid = sel["hardware"], sel["variant"], sel["strategy"]
+    hw = r.catalog["hardware"][hw_id]
     if wanted is None:
-        size, _ = context(r.catalog, r.recipe, sel).parallel_size()
+        size, _ = r.context(hw_id, variant_id, sid, None).parallel_size()
         sel[GPUS] = str(size)
         return
     most = most_gpus(hw)
     if int(wanted) > most:
         raise SelectionError(GPUS, f"one {hw['display_name']} node holds at most {most} GPUs")
-    ctx = context(r.catalog, r.recipe, {**sel, GPUS: wanted})
-    size, _ = ctx.parallel_size()
+    size, _ = r.context(hw_id, variant_id, sid, wanted).parallel_size()
     if int(wanted) % size:
         raise SelectionError(GPUS, (
             f"{wanted} GPUs do not split into tensor-parallel groups of {size}; pick a "
@@ -204,8 +224,10 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
 def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
                focus: str | None) -> None:
     low, _ = node_range(r.catalog, r.recipe, sel)
-    nodes = int(explicit.get("nodes", low))
-    problem = nodes_reason(r.catalog, r.recipe, sel, nodes)
+    wanted = explicit.get("nodes")
+    nodes = int(wanted) if wanted is not None else asked_nodes(r.catalog, sel, explicit) or low
+    problem = (gpus_nodes_reason(r.catalog, sel, explicit, nodes)
+               or nodes_reason(r.catalog, r.recipe, sel, nodes))
     if problem:
         raise SelectionError("nodes", problem)
     sel["nodes"] = str(nodes)
@@ -351,7 +373,10 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 """(the key a stage fills, the stage), in the order they run."""
 PREFIX = ("hardware", "variant", "strategy", TASK, GPUS)
 """The keys of the first stages; the later stages depend on them, not the reverse."""
-LATER = [key for key, _ in STAGES].index(GPUS) + 1
+CHOSEN = [key for key, _ in STAGES].index(GPUS)
+"""Index in `STAGES` of the GPUs stage, the last of the prefix (it fails only on GPUs asked
+for)."""
+LATER = CHOSEN + 1
 """Index in `STAGES` of the first stage after the prefix."""
 
 

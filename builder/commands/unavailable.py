@@ -17,7 +17,13 @@ from .kv_offload import KV_OFFLOAD
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR
 from .query import GPUS, PROFILE, node_range
-from .reasons import connector_reason, frontend_reason, nodes_reason, selection_profile_reason
+from .reasons import (
+    connector_reason,
+    frontend_reason,
+    gpus_nodes_reason,
+    nodes_reason,
+    selection_profile_reason,
+)
 from .resolver import Resolver
 from .stages import LATER, PREFIX, exclusive_conflict
 
@@ -36,7 +42,8 @@ def unavailable(r: Resolver, explicit: Mapping[str, str],
     refused = r.install_refusals(sel)
     span = node_range(r.catalog, r.recipe, sel)
     rules = {
-        "nodes": lambda value: nodes_reason(r.catalog, r.recipe, sel, int(value), span),
+        "nodes": lambda value: (gpus_nodes_reason(r.catalog, sel, explicit, int(value))
+                                or nodes_reason(r.catalog, r.recipe, sel, int(value), span)),
         PD_CONNECTOR: lambda value: connector_reason(r.catalog, r.recipe, sel, value),
         KV_OFFLOAD: lambda value: r.offload_reason(sel, value),
         PROFILE: lambda value: selection_profile_reason(r.catalog, r.recipe, sel, value),
@@ -74,6 +81,8 @@ def _prefix_option(r: Resolver, explicit: Mapping[str, str], selection: Mapping[
                   if key == "strategy" else r.task_reason(sel, value))
         if reason is not None:
             return reason
+    elif not later:
+        return r.prefix_reason(wanted)
     else:
         try:
             sel = r.prefix(wanted)

@@ -7,7 +7,9 @@ its facet values (`data-facets`, JSON) and the words it is found by (`data-names
 keeps the filters in the URL.
 
 Rules:
-- Facets: provider, task, hardware (those the builder has a command for, any variant),
+- Facets: provider, task, hardware (those the builder has a command for, any variant; and
+  for a GPU sold singly, `l40s@2`-style counts of it that hold the model by the fit rule,
+  `builder.commands.fewest`, the `fewest_gpus` of /models.json),
   precision (each part of a variant's precision: `mxfp4+mxfp8` counts as MXFP4 and MXFP8),
   architecture, size (a bucket of the total parameter count; see `SIZES`). Within a facet the
   option is one value; across facets every chosen value must hold (AND).
@@ -36,7 +38,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from builder.errors import QUOTE_MAX
@@ -45,6 +47,7 @@ from .model_search import card_words, compact
 from .pages import ARCHITECTURES, TASKS, e, format_context, page_href
 
 __all__ = [
+    "COUNTS",
     "FILTERS",
     "NEW_DAYS",
     "SIZES",
@@ -54,8 +57,11 @@ __all__ = [
     "card_facets",
     "catalogue_date",
     "compact",
+    "count_value",
+    "hardware_counts",
     "is_new",
     "parameter_total",
+    "runs_on_counts",
     "search_attributes",
     "size_bucket",
     "sort_ranks",
@@ -70,6 +76,10 @@ class BrowseCard:
     recipe: Data
     runs_on: list[str]
     """Hardware ids the builder has a command for (any variant)."""
+    fewest: dict[str, int] = field(default_factory=dict)
+    """Hardware id → the fewest of its GPUs that hold the model by the fit rule
+    (`builder.commands.fewest`, the facet `fewest_gpus` of /models.json; empty without
+    memory facts)."""
 
 
 @dataclass(frozen=True)
@@ -115,12 +125,41 @@ def _precisions(recipe: Data) -> list[str]:
     return list(seen)
 
 
-def card_facets(card: BrowseCard) -> dict[str, list[str]]:
-    """The card's value(s) of each filter (`FILTERS` order)."""
+COUNTS = (2, 4, 8)
+"""GPU counts the "runs on" filter offers for hardware sold as single GPUs (`max_gpus`), up
+to the most one node holds; the hardware's own id stands for one of them."""
+
+
+def count_value(hw_id: str, count: int) -> str:
+    """The Hardware filter's value for `count` GPUs of a single-GPU model ("l40s@2")."""
+    return f"{hw_id}@{count}"
+
+
+def hardware_counts(hw: Data) -> list[int]:
+    """The counts past its own the Hardware filter offers for this hardware (`COUNTS`)."""
+    most = int(hw.get("max_gpus") or hw["gpu_count"])
+    return [n for n in COUNTS if hw["gpu_count"] < n <= most]
+
+
+def runs_on_counts(catalog: Data, card: BrowseCard) -> list[str]:
+    """The card's Hardware values: each hardware it has a command for, then `count_value`
+    for every count of a single-GPU model that holds it by the fit rule (`card.fewest`;
+    a model without memory facts: the counts past one it has a command on)."""
+    values = list(card.runs_on)
+    for hw_id, hw in catalog["hardware"].items():
+        fewest = card.fewest.get(hw_id)
+        values += [count_value(hw_id, n) for n in hardware_counts(hw)
+                   if hw_id in card.runs_on or (fewest is not None and fewest <= n)]
+    return values
+
+
+def card_facets(card: BrowseCard, catalog: Data | None = None) -> dict[str, list[str]]:
+    """The card's value(s) of each filter (`FILTERS` order); `catalog` adds the GPU counts
+    to its hardware (`runs_on_counts`)."""
     recipe = card.recipe
     return {
         "task": list(recipe["meta"]["tasks"]),
-        "hardware": list(card.runs_on),
+        "hardware": list(card.runs_on) if catalog is None else runs_on_counts(catalog, card),
         "precision": _precisions(recipe),
         "arch": [recipe["model"]["architecture"]],
         "size": [size_bucket(recipe["model"]["parameter_count"]).id],
@@ -251,8 +290,9 @@ def _options(catalog: Data, key: str, counts: Counter[str]) -> str:
     if key == "hardware":
         groups = []
         for brand_id, brand in catalog["brands"].items():
-            ids = [(hw, spec["display_name"]) for hw, spec in catalog["hardware"].items()
-                   if spec["brand"] == brand_id and counts[hw]]
+            ids = [pair for hw, spec in catalog["hardware"].items()
+                   if spec["brand"] == brand_id for pair in _hardware_options(hw, spec)]
+            ids = [(value, label) for value, label in ids if counts[value]]
             if ids:
                 groups.append(f'<optgroup label="{e(brand["display_name"])}">'
                               f"{options(ids)}</optgroup>")
@@ -270,10 +310,19 @@ def _options(catalog: Data, key: str, counts: Counter[str]) -> str:
     return options((v, v) for v in sorted(counts, key=str.lower))
 
 
+def _hardware_options(hw_id: str, spec: Data) -> list[tuple[str, str]]:
+    """(value, label) of the hardware's options: itself ("1× L40S" for a single-GPU model
+    offered in counts), then each of its `hardware_counts` ("2× L40S")."""
+    counts = hardware_counts(spec)
+    name = spec["display_name"]
+    return [(hw_id, f"1× {name}" if counts else name),
+            *((count_value(hw_id, n), f"{n}× {name}") for n in counts)]
+
+
 def _select(catalog: Data, cards: Sequence[BrowseCard], flt: Filter) -> str:
     counts: Counter[str] = Counter()
     for card in cards:
-        counts.update(card_facets(card)[flt.key])
+        counts.update(card_facets(card, catalog)[flt.key])
     ident = f"rcp-f-{flt.key}"
     return (
         f'<div class="rcp-filter"><label class="rcp-filter-label" for="{ident}">'
@@ -322,7 +371,7 @@ def _card(catalog: Data, card: BrowseCard, base: str, ranks: dict[str, int], new
     order = "; ".join(f"--rcp-o-{sort}: {place}" for sort, place in ranks.items())
     badge = (f'<span class="rcp-new" title="Added {e(meta["date_added"])}">New</span>'
              if new else "")
-    facets = json.dumps(card_facets(card), ensure_ascii=False, separators=(",", ":"))
+    facets = json.dumps(card_facets(card, catalog), ensure_ascii=False, separators=(",", ":"))
     tags = "".join(f'<li class="rcp-tag rcp-tag-task">{e(TASKS.get(t, t))}</li>'
                    for t in meta["tasks"])
     tags += "".join(f'<li class="rcp-tag">{e(precision_label(p))}</li>'

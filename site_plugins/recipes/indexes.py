@@ -29,6 +29,8 @@ from urllib.parse import urlencode
 from xml.sax.saxutils import escape, quoteattr
 
 from builder.commands.deploy_types import deploy_type
+from builder.commands.fewest import fewest_gpus
+from builder.commands.query import offered_hardware
 from builder.commands.summary import parallel_sizes
 from builder.types import Result
 from vllm_recipes.api_contract import relative
@@ -38,7 +40,8 @@ from vllm_recipes.loader import recipe_sources
 from .renderings import RecipeRenderings, Rendering
 
 __all__ = ["FEED_SIZE", "FeedEntry", "feed_entries", "feed_json", "feed_xml",
-           "hardware_index", "hardware_rows", "model_rows", "models_document", "retired_row",
+           "fewest_by_variant", "fewest_of_recipe", "hardware_index", "hardware_rows",
+           "model_rows", "models_document", "retired_row",
            "taxonomy"]
 
 Data = dict[str, Any]
@@ -81,8 +84,34 @@ def _hardware_of(renderings: RecipeRenderings, variant: str | None) -> list[str]
     return [hw for hw, r in tree.hardware.items() if r.variant == variant]
 
 
-def model_rows(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Data]:
-    """The recipe's rows of /models.json: itself, then each variant with its own document."""
+def fewest_by_variant(catalog: Data, recipe: Data) -> dict[str, dict[str, int]] | None:
+    """Variant → {hardware id: the fewest of its GPUs that hold the variant} by the fit rule
+    (`builder.commands.fewest`), for the hardware the recipe offers; None for a recipe
+    without memory facts (no estimate)."""
+    if not recipe.get("facts"):
+        return None
+    offered = offered_hardware(catalog, recipe)
+    return {vid: {hw: n for hw in offered
+                  if (n := fewest_gpus(catalog, recipe, vid, hw)) is not None}
+            for vid in recipe["variants"]}
+
+
+def fewest_of_recipe(fewest: dict[str, dict[str, int]] | None) -> dict[str, int] | None:
+    """Hardware id → the fewest GPUs any variant needs there (`fewest_by_variant`)."""
+    if fewest is None:
+        return None
+    found: dict[str, int] = {}
+    for counts in fewest.values():
+        for hw, n in counts.items():
+            found[hw] = min(n, found.get(hw, n))
+    return found
+
+
+def model_rows(recipe: Data, renderings: RecipeRenderings, base: str,
+               fewest: dict[str, dict[str, int]] | None = None) -> list[Data]:
+    """The recipe's rows of /models.json: itself, then each variant with its own document.
+    `fewest`: `fewest_by_variant` (each row's `fewest_gpus`: hardware id → GPUs, null
+    without memory facts)."""
     hf_id, meta = renderings.hf_id, recipe["meta"]
     common = {"provider": meta["provider"], "tasks": list(meta.get("tasks", [])),
               **_sizes(recipe), "date_added": meta.get("date_added"),
@@ -95,7 +124,7 @@ def model_rows(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Da
         "variants": variants,
         "precisions": sorted({v["precision"] for v in variants if v["precision"]}),
         "hardware": _hardware_of(renderings, None),
-        "fewest_gpus": None,
+        "fewest_gpus": fewest_of_recipe(fewest),
         "retired": None,
         "url": f"{base}{hf_id}/",
         "json": f"{base}{hf_id}.json",
@@ -114,7 +143,7 @@ def model_rows(recipe: Data, renderings: RecipeRenderings, base: str) -> list[Da
             "variants": [own],
             "precisions": [own["precision"]] if own["precision"] else [],
             "hardware": _hardware_of(renderings, variant_id),
-            "fewest_gpus": None,
+            "fewest_gpus": None if fewest is None else dict(fewest.get(variant_id, {})),
             "retired": None,
             "url": f"{base}{variant['model_id']}/",
             "json": base + documents[variant_id].uri,

@@ -141,6 +141,9 @@ class RecipeOutputs:
     """Strategy → the recipe's rendering with it (default hardware)."""
     hardware: dict[str, str] = field(default_factory=dict)
     """Hardware the recipe has a command for → that rendering."""
+    fewest: dict[str, int] = field(default_factory=dict)
+    """Hardware → the fewest of its GPUs that hold the model (`indexes.fewest_of_recipe`;
+    empty without memory facts)."""
     index_rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(hardware id, row) of the hardware index (`indexes.hardware_rows`)."""
     pages: list[GeneratedPage] = field(default_factory=list)
@@ -173,6 +176,7 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         return neighbours(catalog, recipe, state["explicit"], state["result"], builder, rows)
 
     tree = renderings.trees["default"]
+    fewest = indexes.fewest_by_variant(catalog, recipe)
     dynamo = job.deployments
     extra = deployments.endpoints(hf_id, dynamo, base) if dynamo else iter(())
     endpoints = list(chain(
@@ -183,7 +187,8 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hf_id,
         endpoints=[] if job.out_dir else endpoints,
         written=written,
-        models=indexes.model_rows(recipe, renderings, base),
+        models=indexes.model_rows(recipe, renderings, base, fewest),
+        fewest=indexes.fewest_of_recipe(fewest) or {},
         index_rows=indexes.hardware_rows(catalog, recipe, renderings, base),
         strategies={sid: base + r.uri for sid, r in tree.strategies.items()},
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
@@ -362,7 +367,8 @@ class Gathered:
         for hw_id, row in outputs.index_rows:
             self.hardware_rows.setdefault(hw_id, []).append(row)
         if not outputs.retired:
-            self.cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware)))
+            self.cards.append(BrowseCard(hf_id, job.recipe, list(outputs.hardware),
+                                         outputs.fewest))
         for page in outputs.pages:
             self.pages[page.uri] = page
             self.page_keys[page.uri] = key
