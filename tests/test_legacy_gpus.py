@@ -30,7 +30,7 @@ V100_REASON = ("vLLM 0.33.0 does not run on {name} (compute capability 7.0): its
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vllm_recipes", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
 
 
