@@ -78,7 +78,7 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
     errors = None
     if comparisons:
         note = (recipe.get("performance") or {}).get("measured_note")
-        errors = (f"no estimate beside the measured points: {note}"
+        errors = (f"no estimate beside the measured points: {note.removeprefix('none: ')}"
                   if note and all(c["estimate"] is None for c in comparisons)
                   else error_line(comparisons))
     out: dict[str, Any] = {
