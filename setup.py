@@ -42,7 +42,8 @@ class BuildWithCatalogue(build_py):
 
 
 TOOL = ["builder", "builder.commands", "builder.deployment", "builder.diff",
-        "builder.performance", "builder.sizing", "builder.dynamo", "builder.views",
+        "builder.performance", "builder.estimates", "builder.sizing", "builder.dynamo",
+        "builder.views",
         "vllm_recipes", "vllm_recipes_cli"]
 """What every install holds: the builder, the data layer and the tool."""
 SITE = ["site_plugins", "site_plugins.recipes"]

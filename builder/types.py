@@ -147,3 +147,6 @@ class Result(TypedDict):
     """What fits the GPUs (`commands.fit.fit_json`): weights and KV cache per GPU, tokens and
     sequences, the arithmetic and the facts used; None for a recipe without memory facts and
     for layouts over several nodes."""
+    performance: dict[str, Any]
+    """How fast it serves (`estimates.report.performance_json`): the estimate of the
+    command's layout with its source, or "no estimate" and why; measured points beside it."""

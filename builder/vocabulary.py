@@ -24,6 +24,7 @@ __all__ = [
     "OMNI_KINDS",
     "ON",
     "PRECISION_HARDWARE",
+    "PROFILES",
     "ROLES",
     "SELECTION_KEYS",
     "SERVE_PORT",
@@ -32,6 +33,7 @@ __all__ = [
     "Frontend",
     "OffloadTier",
     "OmniKind",
+    "Profile",
     "SelectionKey",
     "feature_label",
     "is_foreign",
@@ -66,6 +68,9 @@ SELECTION_KEYS: dict[str, SelectionKey] = {
                      "nixl|mooncake: the KV connector of prefill/decode disaggregation"),
         SelectionKey("kv_offload", "KV offload",
                      "off|cpu|fs: KV cache offloading, where the recipe offers it"),
+        SelectionKey("profile", "Profile",
+                     "balanced|latency|throughput: the layout and --max-num-seqs the "
+                     "performance estimates pick (balanced: the recipe's command)"),
         SelectionKey("frontend", "Frontend", "rust|python: vLLM's OpenAI API frontend"),
         SelectionKey("install", "Install", "pip|docker: how vLLM is installed"),
     )
@@ -95,6 +100,22 @@ FRONTENDS: dict[str, Frontend] = {
     "rust": Frontend("Rust", {"VLLM_USE_RUST_FRONTEND": "1"}),
     "python": Frontend("Python", {}),
 }
+
+@dataclass(frozen=True)
+class Profile:
+    label: str
+    """The pill's text."""
+    goal: str
+    """What it maximises among the estimated layouts ("" for balanced: the recipe's command)."""
+
+
+PROFILES: dict[str, Profile] = {
+    "balanced": Profile("Balanced", ""),
+    "latency": Profile("Latency", "tokens/s per user"),
+    "throughput": Profile("Throughput", "tokens/s per GPU"),
+}
+"""Workload profiles (the `profile` key); the first is the default and keeps the recipe's
+command as it is (`builder.estimates.profiles` says what the others pick)."""
 
 INSTALL_METHODS: dict[str, str] = {"pip": "pip", "docker": "Docker"}
 """Install method → its label."""

@@ -59,9 +59,11 @@ multi-node, prefill/decode and KV-store layouts, variants with their own model i
 vLLM-Omni task model, a small chat model and an embedding model."""
 COMPACT_ONLY_LEAVES = {"recommended_command.strategy_spec", "recommended_command.hardware_profile",
                        "recommended_command.by_hardware", "recommended_command.commands",
-                       "recommended_command.fit.facts"}
+                       "recommended_command.fit.facts",
+                       "recommended_command.performance.curves"}
 """What a per-selection file leaves out that the recipe's document (and the CLI) has (the
-fit's facts: a per-selection file names their file, `fit.facts_file`)."""
+fit's facts: a per-selection file names their file, `fit.facts_file`; the performance curves
+of every workload)."""
 CLI_KINDS = {"cli", "cli-models", "cli-dynamo", "cli-diff", "cli-upstream"}
 """What `vllm-recipes --json`, `--list --json`, `--dynamo --json`, `diff --json` and
 `upstream --json` print (no site file has these shapes)."""

@@ -21,8 +21,8 @@ LAYERS = {"builder": set(), "vllm_recipes": {"builder"},
           "site_plugins": {"builder", "vllm_recipes"}}
 """What each package may import of ours: the site and the tool → the data layer → the builder,
 never back up, and neither of the top two imports the other."""
-BUILDER_FLOORS = {"sizing": 1, "dynamo": 1, "commands": 2, "deployment": 3, "performance": 3,
-                  "views": 4, "diff": 5}
+BUILDER_FLOORS = {"sizing": 1, "dynamo": 1, "estimates": 1, "commands": 2, "deployment": 3,
+                  "performance": 3, "views": 4, "diff": 5}
 """The builder's sub-packages, floor by floor: each imports only from floors below it. The
 shared top-level modules (`errors`, `types`, ...) are floor 0; `builder/__init__.py` and
 `bridge.py`, which expose it all, are above every sub-package."""

@@ -37,7 +37,7 @@ def test_json_has_every_documented_key() -> None:
     result = document["recommended_command"]
     assert {"selection", "commands", "install_commands", "unavailable", "notes"} <= set(result)
     assert set(result["selection"]) == {"hardware", "variant", "strategy", "gpus", "nodes",
-                                        "frontend",
+                                        "profile", "frontend",
                                         "install", "kv_offload", "tool_calling",
                                         "reasoning", "spec_decoding"}
     pd = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", "hardware=h200", "variant=fp8",

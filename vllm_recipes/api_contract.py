@@ -65,7 +65,8 @@ CLI_ONLY = {
 }
 """Keys `vllm-recipes --json` has and a site's document has not, and why. (A per-selection
 file also leaves out the keys a recipe's document has in full: `strategy_spec`,
-`hardware_profile`, `by_hardware`, each block's `sources`, and `commands` for one command.)"""
+`hardware_profile`, `by_hardware`, each block's `sources`, `commands` for one command, and
+the performance curves of every workload.)"""
 
 Data = dict[str, Any]
 
@@ -153,6 +154,10 @@ def recommended_command(
         # facts file instead of repeating the facts (the recipe's document has them).
         "fit": (result["fit"] if full or not result["fit"] else
                 {k: v for k, v in result["fit"].items() if k != "facts"}),
+        # How fast (estimates and measured points, each with its source); the per-selection
+        # files leave out the curves of every workload (the recipe's document has them).
+        "performance": (result["performance"] if full else
+                        {k: v for k, v in result["performance"].items() if k != "curves"}),
     }
     if not full:  # the same in every file of a tree: in the recipe's document and catalogs
         for key in SHARED_KEYS:

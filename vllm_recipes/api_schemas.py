@@ -58,6 +58,55 @@ _BLOCK = {
                  "docker_text", "port"],
 }
 
+_NUM: Schema = {"type": "number"}
+_POINT = _strict({"concurrency": _INT, "ttft_ms": _NUM, "tpot_ms": _NUM,
+                  "tokens_per_s_per_gpu": _NUM, "tokens_per_s_per_user": _NUM,
+                  "memory_gb": _NUM})
+_ESTIMATE_SOURCE = _strict({"tool": _STR, "version": _STR, "core_version": _STR,
+                            "backend": _STR, "database_version": _STR, "label": _STR},
+                           description="the estimate's source: the tool, its versions, the "
+                                       "vLLM version of its kernel timings, the label its "
+                                       "figures are shown with")
+_NULL_INT: Schema = {"type": ["integer", "null"]}
+_PERFORMANCE = _strict({
+    "estimated": {"type": "boolean", "description": "an estimate covers the command's layout"},
+    "line": {"type": "string", "description": "the estimate in words, or \"no estimate\" "
+             "and why"},
+    "source": {"oneOf": [{"type": "null"}, _ESTIMATE_SOURCE],
+               "description": "who made the estimates; `label` goes with every figure"},
+    "workload": {"oneOf": [{"type": "null"}, _strict({"name": _STR, "isl": _INT,
+                                                      "osl": _INT})]},
+    "layout": {"oneOf": [{"type": "null"}, _strict({
+        "gpus": _INT, "tp": _INT, "pp": _INT, "dp": _INT, "ep": _INT, "weights": _STR,
+        "kv_cache": _STR, "checkpoint": _STR, "system": _STR, "strategy": _STR,
+        "kv_cache_dtype": _STR})]},
+    "point": {"oneOf": [{"type": "null"}, _POINT]},
+    "profile": {"oneOf": [{"type": "null"}, _strict({"name": _STR, "why": _STR,
+                                                     "max_num_seqs": _INT})]},
+    "measured": {"type": "array", "description": "points measured on this hardware, each "
+                 "with its source and the estimate of the same layout, workload and "
+                 "concurrency", "items": _strict({
+                     "hardware": _STR, "gpus": _NULL_INT, "tp": _NULL_INT, "dp": _NULL_INT,
+                     "layout": _STR, "workload": _STR, "isl": _INT, "osl": _INT,
+                     "concurrency": _INT, "tokens_per_s_per_gpu": _NUM,
+                     "tokens_per_s_per_user": _NUM, "ttft_ms": _NUM, "source": _STR,
+                     "estimate": {"oneOf": [{"type": "null"}, _POINT]},
+                     "error_pct": _NUM_OR_NULL})},
+    "errors": {"type": ["string", "null"], "description": "the estimates' error against the "
+               "measured points"},
+    "curves": {"type": ["object", "null"], "description": "every workload's points of the "
+               "layout (complete answers only)", "additionalProperties": _strict({
+                   "isl": _INT, "osl": _INT, "points": {"type": "array", "items": _POINT}})},
+}, ["estimated", "line", "source", "workload", "layout", "point", "profile", "measured",
+    "errors"])
+_BY_GPU = {"type": "array", "description": "which GPU for this model: each hardware whose "
+           "default command has an estimate, at the default workload, most tokens/s per GPU "
+           "first", "items": _strict({
+               "hardware": _STR, "display_name": _STR, "gpus": _INT, "tp": _INT, "dp": _INT,
+               "concurrency": _INT, "tokens_per_s_per_gpu": _NUM,
+               "tokens_per_s_per_user": _NUM, "ttft_ms": _NUM,
+               "label": {"type": "string", "description": "the estimate's source"}})}
+
 _COMMAND_PROPERTIES: Schema = {
     "selection": {"type": "object", "required": ["hardware", "variant", "strategy", "nodes",
                                                  "frontend", "install"],
@@ -97,11 +146,12 @@ _COMMAND_PROPERTIES: Schema = {
     "copy_text": _STR,
     "fit": {"description": "the sizing rule's answer (added by the sizing work)"},
     "example_requests": {"description": "a request per task (added by the requests work)"},
+    "performance": _PERFORMANCE,
 }
 _COMPACT = ["selection", "hardware", "strategy", "variant", "node_count", "deploy_type", "env",
             "docker_image", "command", "argv", "docker_command", "docker_argv", "alternatives",
             "model_id", "frontend", "install", "features", "query", "page", "summary",
-            "install_commands", "vllm_version", "notes", "request"]
+            "install_commands", "vllm_version", "notes", "request", "performance"]
 _FULL = [*_COMPACT, "strategy_spec", "hardware_profile", "by_hardware", "commands"]
 _CLI = [key for key in _FULL if key not in ("alternatives", "by_hardware", "page")] + [
     "unavailable", "copy_text"]
@@ -182,7 +232,7 @@ SCHEMAS: dict[str, Schema] = {
         "type": "object",
         "properties": {**_HEAD, "hf_id": _STR, "meta": _OBJ, "model": _OBJ, "variants": _OBJ,
                        "guide": _STR, "opt_in_features": _STRINGS,
-                       "recommended_command": _command(_FULL)},
+                       "recommended_command": _command(_FULL), "performance_by_gpu": _BY_GPU},
         "required": [*_HEAD, "hf_id", "meta", "recommended_command", "model", "variants",
                      "guide", "opt_in_features"],
     },

@@ -5,7 +5,9 @@ every problem it finds, each as `file:line: field.path: message` (see `yaml_sour
 the schema (`schema.py`) and the cross-file checks (`checks.py`).
 
 A recipe is `models/<org>/<repo>.yaml`; its guide, and its hardware notes, are the Markdown
-file beside it, `models/<org>/<repo>.md` (see `guide.py`).
+file beside it, `models/<org>/<repo>.md` (see `guide.py`); its memory facts are
+`facts/<org>/<repo>.yaml`, its performance `performance/<org>/<repo>.json` and the measured
+table of `deployments/<org>/<repo>.yaml` (see `performance_data.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .checks import check_default_builds, check_recipe, check_related, check_uni
 from .checks_facts import check_facts_coverage
 from .errors import InvalidRecipe
 from .guide import parse_guide
+from .performance_data import coverage_path, deployments_path, estimates_path, load_performance
 from .schema import HardwareCatalog, HardwareNote, ModelFacts, Recipe, Strategy
 from .validated import publish, validate
 from .yaml_source import MAX_FILE_BYTES, Located, YamlFile, read_text, read_yaml
@@ -184,14 +187,19 @@ def _load_recipe(path: Path, root: Path, hardware: HardwareCatalog,
     facts = _load_facts(root, path, recipe, source, problems)
     if facts is not None:
         recipe = recipe.model_copy(update={"facts": facts})
+    performance = load_performance(root, path, recipe, hardware, problems)
+    if performance is not None:
+        recipe = recipe.model_copy(update={"performance": performance})
     problems += check_recipe(recipe, source, guide, guide_display, hardware, strategies)
     return recipe, guide.text, source
 
 
 def recipe_sources(recipe_path: Path) -> tuple[Path, ...]:
-    """The files a recipe's answers come from: its YAML, its guide, its memory facts."""
-    return (recipe_path, recipe_path.with_suffix(".md"),
-            facts_path(recipe_path.parent.parent.parent, recipe_path))
+    """The files a recipe's answers come from: its YAML, its guide, its memory facts, its
+    performance estimates and measured points."""
+    root = recipe_path.parent.parent.parent
+    return (recipe_path, recipe_path.with_suffix(".md"), facts_path(root, recipe_path),
+            estimates_path(root, recipe_path), deployments_path(root, recipe_path))
 
 
 def facts_path(root: Path, recipe_path: Path) -> Path:
@@ -273,13 +281,14 @@ def load_catalog_with_problems(root: Path, memo: dict[str, Any] | None = None
     if hardware is None or problems:
         return None, problems
     base = "" if memo is None else _digest(
-        [root / "hardware.yaml", *sorted((root / "strategies").glob("*.yaml"))])
+        [root / "hardware.yaml", *sorted((root / "strategies").glob("*.yaml")),
+         coverage_path(root)])
     loaded: dict[str, tuple[Path, tuple[Recipe, str, YamlFile]]] = {}
     for path in sorted((root / "models").glob("*/*.yaml")):
         if memo is None:
             result = _load_recipe(path, root, hardware, strategies, problems)
         else:
-            key = base + _digest([path, path.with_suffix(".md"), facts_path(root, path)])
+            key = base + _digest(list(recipe_sources(path)))
             kept = memo.get(str(path))
             if kept is None or kept[0] != key:
                 found: list[Located] = []

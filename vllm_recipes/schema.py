@@ -63,12 +63,15 @@ __all__ = [
     "HardwareOverride",
     "HardwareProfile",
     "KvOffload",
+    "MeasuredPoint",
     "Mode",
     "ModelFacts",
     "PdConnector",
     "PdPool",
     "PdSettings",
+    "PerformanceEstimates",
     "Recipe",
+    "RecipePerformance",
     "Strategy",
     "Variant",
     "json_schema",
@@ -1127,6 +1130,131 @@ class ModelFacts(CheckpointFacts):
         return self
 
 
+class EstimateSource(Strict):
+    """Who made the estimates: the tool, its versions, the label shown with every figure."""
+
+    tool: str
+    version: str
+    core_version: str
+    backend: str
+    database_version: str | None = None
+    """The vLLM version of the kernel timings the tool estimates from (when every cell's
+    is the same; each cell has its own)."""
+    label: str | None = None
+    """What every estimate is shown with ("estimated by NVIDIA AIConfigurator ..."), when
+    every cell's is the same (each cell has its own)."""
+
+
+class EstimateWorkload(Strict):
+    isl: Annotated[int, Field(ge=1)]
+    """Input tokens per request."""
+    osl: Annotated[int, Field(ge=1)]
+    """Output tokens per request."""
+
+
+Figure = Annotated[float, Field(ge=0)]
+
+
+class EstimatePoint(Strict):
+    concurrency: Annotated[int, Field(ge=1)]
+    """Requests in flight at once, over all the layout's replicas."""
+    ttft_ms: Figure
+    tpot_ms: Figure
+    tokens_per_s_per_gpu: Figure
+    tokens_per_s_per_user: Figure
+    memory_gb: Figure
+
+
+class EstimateCell(Strict):
+    """One hardware x variant x layout x workload, with a ladder of concurrencies."""
+
+    hardware: Identifier
+    system: str
+    """The tool's name of the system (`recipes/hardware.yaml`'s `aiconfigurator_system`)."""
+    variant: Identifier
+    strategy: Identifier
+    checkpoint: HfId
+    gpus: Annotated[int, Field(ge=1)]
+    tp: Annotated[int, Field(ge=1)]
+    pp: Annotated[int, Field(ge=1)]
+    dp: Annotated[int, Field(ge=1)]
+    ep: Annotated[int, Field(ge=1)]
+    weights: str
+    kv_cache: str
+    kv_cache_dtype: str
+    """The command's `--kv-cache-dtype` ("auto" when it sets none)."""
+    moe_weights: str | None = None
+    """A MoE model's expert weights format."""
+    database_version: str
+    """The vLLM version of the kernel timings this cell was estimated from."""
+    label: str
+    """What this cell's figures are shown with ("estimated by NVIDIA AIConfigurator ...")."""
+    workload: Identifier
+    points: list[EstimatePoint]
+
+    @model_validator(mode="after")
+    def _layout(self) -> EstimateCell:
+        if self.tp * self.pp * self.dp != self.gpus:
+            raise ValueError(f"gpus: {self.gpus} is not tp x pp x dp ({self.tp} x {self.pp} x "
+                             f"{self.dp})")
+        users = [p.concurrency for p in self.points]
+        if users != sorted(set(users)):
+            raise ValueError(f"points: concurrencies must rise ({users})")
+        return self
+
+
+class PerformanceEstimates(Strict):
+    """`recipes/performance/<org>/<repo>.json` (made by `make estimates`): a recipe's
+    performance estimates (see builder/estimates/estimates.py)."""
+
+    model: HfId
+    source: EstimateSource
+    workloads: dict[Identifier, EstimateWorkload]
+    default_workload: Identifier
+    cells: list[EstimateCell]
+
+    @model_validator(mode="after")
+    def _workloads(self) -> PerformanceEstimates:
+        if self.default_workload not in self.workloads:
+            raise ValueError(f"default_workload: {self.default_workload!r} is not among the "
+                             f"workloads ({', '.join(self.workloads)})")
+        for number, cell in enumerate(self.cells):
+            if cell.workload not in self.workloads:
+                raise ValueError(f"cells.{number}.workload: {cell.workload!r} is not among the "
+                                 f"workloads ({', '.join(self.workloads)})")
+        return self
+
+
+class MeasuredPoint(Strict):
+    """A point measured on real hardware (read from a deployments file's performance table)."""
+
+    hardware: Identifier
+    gpus: Annotated[int, Field(ge=1)] | None
+    tp: Annotated[int, Field(ge=1)] | None
+    """None where the layout is not one `vllm serve` (prefill/decode disaggregated)."""
+    dp: Annotated[int, Field(ge=1)] | None
+    layout: str
+    workload: str
+    isl: Annotated[int, Field(ge=1)]
+    osl: Annotated[int, Field(ge=1)]
+    concurrency: Annotated[int, Field(ge=1)]
+    tokens_per_s_per_gpu: Figure
+    tokens_per_s_per_user: Figure
+    ttft_ms: Figure
+    source: str
+
+
+class RecipePerformance(Strict):
+    """What the loader gathers of a recipe's performance: its estimates and measured points."""
+
+    estimates: PerformanceEstimates | None = None
+    measured: list[MeasuredPoint] = []
+    missing: dict[Identifier, dict[Identifier, str]] = {}
+    """Variant -> hardware id -> why it has no estimate (`recipes/performance/coverage.json`)."""
+    measured_note: str | None = None
+    """Why the measured points have no estimate beside them (the coverage's word)."""
+
+
 class Recipe(Strict):
     meta: Meta
     model: Model
@@ -1176,6 +1304,9 @@ class Recipe(Strict):
     """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
     facts: SkipJsonSchema[ModelFacts | None] = None
     """Filled from `recipes/facts/<org>/<repo>.yaml` (see `loader.py`), not the YAML."""
+    performance: SkipJsonSchema[RecipePerformance | None] = None
+    """Filled from `recipes/performance/<org>/<repo>.json` and the measured points of
+    `recipes/deployments/<org>/<repo>.yaml` (see `loader.py`), not the YAML."""
     source: Source | None = None
     """Where the published copy of this recipe lives (shown in the JSON)."""
 
@@ -1266,6 +1397,8 @@ class Recipe(Strict):
 
 MOVED_KEYS = {
     "facts": "memory facts live in recipes/facts/<org>/<repo>.yaml (see FACTS in CONTRIBUTING)",
+    "performance": "performance estimates live in recipes/performance/<org>/<repo>.json "
+                   "(made by `make estimates`)",
     "guide": "the guide moved to a Markdown file beside the YAML (<repo>.md)",
     "hardware_notes": "hardware notes moved to the guide: a `## Hardware notes` section of "
                       "<repo>.md with a `### <hardware id>: <title>` heading per note",

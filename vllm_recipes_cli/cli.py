@@ -36,6 +36,7 @@ from builder.commands.fit import NO_ESTIMATE, no_estimate
 from builder.commands.install import install_text
 from builder.deployment.files import FILE_FORMATS, deploy_file
 from builder.errors import SelectionError, quoted
+from builder.estimates.report import summary_line
 from builder.types import Result
 from vllm_recipes.api_contract import cli_document, cli_dynamo_document
 from vllm_recipes.catalogue import PACKAGED_SCHEMA, Catalogue
@@ -326,6 +327,8 @@ def _serve(argv: list[str]) -> int:
             print(f"vllm-recipes: {fit['line']}", file=sys.stderr)
         elif (why := _no_estimate(catalogue, result)) and why != NO_ESTIMATE:
             print(f"vllm-recipes: {why}", file=sys.stderr)
+        # how fast: the estimate with its source, or "no estimate" and why
+        print(f"vllm-recipes: {summary_line(result['performance'])}", file=sys.stderr)
     return 0
 
 

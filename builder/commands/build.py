@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from ..errors import SelectionError
+from ..estimates.report import performance_json
 from ..types import Command, Data, Note, Result
 from ..vllm_release import VLLM_VERSION
 from ..vocabulary import COMPANIONS, OFF, ON, feature_label
@@ -39,9 +40,10 @@ from .selection import (
     parse_query,
     unavailable_with,
 )
+from .summary import parallel_sizes
 
 __all__ = ["Builder", "build", "published", "refuse_retired", "render", "render_commands",
-           "result_fit", "retired_reason", "typed_selection"]
+           "result_fit", "result_performance", "retired_reason", "typed_selection"]
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -197,7 +199,18 @@ def render(
         "copy_text": copy_text(commands, selection["install"]),
         "vllm_version": VLLM_VERSION,
         "fit": result_fit(ctx),
+        "performance": result_performance(ctx, commands),
     }
+
+
+def result_performance(ctx: Context, commands: list[Command]) -> dict[str, Any]:
+    """The rendering's `performance` (`estimates.report.performance_json`): the estimate
+    of one `vllm serve` on one node, the measured points of its hardware."""
+    deploy = deploy_type(ctx.strategy)
+    serve = [c for c in commands if c["role"] == "serve"]
+    sizes = (parallel_sizes(serve[0]["argv"])
+             if deploy.one_node and ctx.nodes == 1 and len(serve) == 1 else None)
+    return performance_json(ctx.recipe, ctx.hw, ctx.selection, sizes, ctx.profile_pick)
 
 
 def result_fit(ctx: Context) -> dict[str, Any] | None:

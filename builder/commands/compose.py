@@ -14,14 +14,17 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    while the features it names have the values it names;
 3. the features that are on, in the recipe's order, each followed by its (or its mode's)
    most specific matching `hardware_overrides` entry, applied by the same rule as every other
-   layer; then the KV offload tier (`kv_offload.py`);
+   layer; then the KV offload tier (`kv_offload.py`); then a workload profile's
+   `--max-num-seqs` (`builder.estimates.profiles`);
 4. the strategy's `remove_args` (a flag the strategy must not run with, whoever set it);
 5. the frontend's environment;
 6. on an NVIDIA GPU without BF16 (T4), `--dtype half` (`legacy_gpus.half_precision`, applied
    to every `vllm serve` by `serve_command`).
 
-Parallel size: an override's `parallel_size` (the last one in the order above that applies,
-see `size_applies`) or the variant's `tp` (single-node Tensor Parallel only); else, for
+Parallel size: a workload profile's pick (`builder.estimates.profiles`: latency or
+throughput, single-node Tensor Parallel with estimates), else an override's `parallel_size`
+(the last one in the order above that applies, see `size_applies`) or the variant's `tp`
+(single-node Tensor Parallel only); else, for
 single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
 recipe with memory facts; `--max-model-len` capped where they hold less than the full
 context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
@@ -41,6 +44,7 @@ from typing import Any
 
 from ..arglist import ArgList
 from ..env import EnvMap
+from ..estimates.profiles import Pick, pick
 from ..hardware_keys import BRAND, ranked
 from ..shell import command_text, env_lines
 from ..sizing import Plan
@@ -183,6 +187,10 @@ class Context:
         return int(value) if value else None
 
     @cached_property
+    def profile_pick(self) -> Pick | None:  # `profile_choice`, worked out once
+        return profile_choice(self)
+
+    @cached_property
     def plan(self) -> Plan | None:
         """`context_plan` of this context, worked out once."""
         return context_plan(self)
@@ -254,6 +262,7 @@ class Context:
             args.extend(feature_args, origin)
         offload_args, _, origin = offload_parts(self.recipe, self.selection)
         args.extend(offload_args, origin)
+        args.extend(*profile_parts(self))
 
     def env(self) -> EnvMap:
         env = EnvMap()
@@ -273,10 +282,37 @@ class Context:
         return env
 
 
+def profile_choice(ctx: Context) -> Pick | None:
+    """What the selection's workload profile picks (`builder.estimates.profiles`):
+    single-node Tensor Parallel on the GPUs asked for only; None for balanced."""
+    profile = ctx.selection.get("profile")
+    if not profile or not ctx.auto_fit or not ctx.gpus:
+        return None
+    return pick(ctx.recipe, ctx.hw_id, ctx.selection["variant"], ctx.selection["strategy"],
+                ctx.gpus, profile)
+
+
+def profile_origin(ctx: Context) -> Origin:
+    """Where a value the workload profile picked comes from: its rule, and why."""
+    chosen = ctx.profile_pick
+    why = chosen.why if chosen is not None else ""
+    return builder_origin("builder.estimates.profiles", why,
+                          f"profile: {chosen.profile if chosen else ''}")
+
+
+def profile_parts(ctx: Context) -> tuple[list[str], Origin]:
+    """The workload profile's scheduler setting (`--max-num-seqs`), with its origin."""
+    chosen = ctx.profile_pick
+    args = ["--max-num-seqs", str(chosen.max_num_seqs)] if chosen is not None else []
+    return args, profile_origin(ctx)
+
+
 def parallel_size(ctx: Context) -> tuple[int, Origin]:
     """GPUs per server for the strategy's parallel flag of `ctx`, and where that number comes
     from (see the module docstring)."""
     gpus = ctx.hw["gpu_count"]
+    if ctx.profile_pick is not None:
+        return ctx.profile_pick.tp, profile_origin(ctx)
     override = size_override(ctx)
     found = ctx.plan
     if override is not None and (ctx.auto_fit or ctx.gpus in (None, override[0])):
@@ -337,6 +373,8 @@ def context_plan(ctx: Context) -> Plan | None:
     if not ctx.auto_fit:
         return None
     override = size_override(ctx)
+    if ctx.profile_pick is not None:  # the profile's layout, as the fit rule sees it
+        override = (ctx.profile_pick.tp, profile_origin(ctx))
     available = ctx.gpus or ctx.hw["gpu_count"]
     return fit_plan(ctx.recipe, ctx.selection["variant"], ctx.hw, sizing_args(ctx),
                     max(available, override[0] if override else 1),

@@ -16,6 +16,7 @@ from ..vocabulary import (
     OFF,
     OFFLOAD_TIERS,
     ON,
+    PROFILES,
 )
 from .deploy_types import MAX_NODES, deploy_type, strategies_where
 from .kv_offload import KV_OFFLOAD
@@ -24,12 +25,14 @@ from .offering import recipe_support
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
 
-__all__ = ["GPUS", "MAX_NODES", "canonical_query", "choices", "fits_one_node", "node_memory_gb",
-           "node_range", "offered_hardware", "parse_query", "recipe_strategies",
+__all__ = ["GPUS", "MAX_NODES", "PROFILE", "canonical_query", "choices", "fits_one_node",
+           "node_memory_gb", "node_range", "offered_hardware", "parse_query", "recipe_strategies",
            "renamed_variants"]
 
 GPUS = "gpus"
 """The selection key of the GPU count (single-node strategies)."""
+PROFILE = "profile"
+"""The selection key of the workload profile (`builder.estimates.profiles`)."""
 SINGLE_NODE_ONLY = ("embedding",)
 """Tasks whose models are offered single-node strategies only by default."""
 
@@ -77,6 +80,7 @@ def choices(catalog: Data, recipe: Data, offered: list[str] | None = None
         "nodes": [str(n) for n in range(1, MAX_NODES + 1)],
         PD_CONNECTOR: list(CONNECTORS),
         **({KV_OFFLOAD: [OFF, *OFFLOAD_TIERS]} if recipe.get("kv_offload_support") else {}),
+        PROFILE: list(PROFILES),
         "frontend": list(FRONTENDS),
         "install": list(INSTALL_METHODS),
     }

@@ -1,5 +1,5 @@
 """Why a choice cannot be picked: one function per kind of choice (strategy, nodes, KV
-connector, feature, mode, frontend), each returning the sentence the page shows beside the
+connector, feature, mode, profile, frontend), each returning the sentence the page shows beside the
 disabled pill and the CLI prints, or None when the choice can be picked. The resolver asks
 them (`resolver.py`) and keeps their answers.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 
+from ..estimates.profiles import profile_reason
 from ..hardware_keys import most_specific
 from ..types import Data
 from ..vocabulary import (
@@ -24,7 +25,8 @@ from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strat
 
 __all__ = ["asked_nodes", "connector_reason", "default_frontend", "feature_reason", "fit_reason",
            "frontend_reason", "gpus_nodes_reason", "mode_reason", "nodes_reason", "opt_in",
-           "strategy_hardware_reason", "strategy_reason", "strategy_variant_reason"]
+           "selection_profile_reason", "strategy_hardware_reason", "strategy_reason",
+           "strategy_variant_reason"]
 
 AVAILABLE = ("verified", "supported", "experimental")
 """Support levels under which a recipe's `strategy_hardware` offers a strategy as it is."""
@@ -284,6 +286,18 @@ def frontend_reason(catalog: Data, sel: Mapping[str, str], frontend: str) -> str
         return (f"vLLM-Omni serves its routes from its own {FRONTENDS[fixed].label} "
                 f"API server, not the {FRONTENDS[frontend].label} frontend")
     return None
+
+
+def selection_profile_reason(catalog: Data, recipe: Data, sel: Mapping[str, str],
+                             profile: str) -> str | None:
+    """Why `profile` cannot be picked for the selection in `sel` (resolved up to its nodes):
+    `builder.estimates.profiles.profile_reason` on its hardware, variant, GPUs and
+    strategy."""
+    strategy = catalog["strategies"][sel["strategy"]]
+    gpus = sel.get(GPUS)
+    return profile_reason(recipe, catalog["hardware"][sel["hardware"]], sel["hardware"],
+                          sel["variant"], sel["strategy"], int(gpus) if gpus else None,
+                          deploy_type(strategy).is_plain(strategy), profile)
 
 
 def default_frontend(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> str:

@@ -23,7 +23,7 @@ from .kv_offload import KV_OFFLOAD
 from .memo import MISS, kept
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR
-from .query import GPUS
+from .query import GPUS, PROFILE
 from .stages import CHOSEN, LATER, STAGES
 
 __all__ = ["Resolver"]
@@ -113,7 +113,7 @@ class Resolver(Answers):
     def ordered(self, sel: dict[str, str]) -> dict[str, str]:
         """`sel` in the order selections are shown (and written to URLs)."""
         keys = ["hardware", "variant", *([TASK] if TASK in sel else []), "strategy",
-                *([GPUS] if GPUS in sel else []), "nodes",
+                *([GPUS] if GPUS in sel else []), "nodes", PROFILE,
                 *([PD_CONNECTOR] if PD_CONNECTOR in sel else []),
                 *([KV_OFFLOAD] if KV_OFFLOAD in sel else []), "frontend", "install",
                 *self.features]

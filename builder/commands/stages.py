@@ -13,6 +13,8 @@ stage depends on, which is what lets the resolver keep a prefix per explicit val
                 multi-node strategies: whole nodes of GPUs, as many as the strategy runs on
     nodes       the explicit count, else the nodes the GPUs asked for span, else the fewest
                 the strategy runs on
+    profile     the explicit workload profile where estimates cover the selection, else
+                balanced (`builder.estimates.profiles`)
     pd_connector  prefill/decode strategies: the explicit connector, else the recipe's first
     kv_offload  recipes with `kv_offload_support`: the explicit tier, else off
     features    each feature: explicit, or its default (a variant's mode, opt-in, on), then
@@ -27,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import SelectionError
+from ..estimates.profiles import BALANCED
 from ..types import Data
 from ..vocabulary import OFF, ON, feature_label
 from .compose import Context
@@ -37,7 +40,7 @@ from .legacy_gpus import hardware_reason
 from .offering import label, recipe_support
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR, connector_choices
-from .query import GPUS, node_range
+from .query import GPUS, PROFILE, node_range
 from .reasons import (
     asked_nodes,
     connector_reason,
@@ -46,6 +49,7 @@ from .reasons import (
     gpus_nodes_reason,
     nodes_reason,
     opt_in,
+    selection_profile_reason,
 )
 
 __all__ = ["CHOSEN", "LATER", "PREFIX", "STAGES", "Resolver", "Stage", "exclusive_conflict",
@@ -229,6 +233,15 @@ def pick_nodes(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     sel["nodes"] = str(nodes)
 
 
+def pick_profile(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
+                 focus: str | None) -> None:
+    profile = explicit.get(PROFILE, BALANCED)
+    problem = selection_profile_reason(r.catalog, r.recipe, sel, profile)
+    if problem:
+        raise SelectionError(PROFILE, problem)
+    sel[PROFILE] = profile
+
+
 def pick_pd_connector(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
                       focus: str | None) -> None:
     wanted = explicit.get(PD_CONNECTOR)
@@ -350,6 +363,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     (TASK, pick_task),
     (GPUS, pick_gpus),
     ("nodes", pick_nodes),
+    (PROFILE, pick_profile),
     (PD_CONNECTOR, pick_pd_connector),
     (KV_OFFLOAD, pick_kv_offload),
     ("features", pick_features),

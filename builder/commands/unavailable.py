@@ -1,6 +1,6 @@
 """Why each choice cannot be picked next to the explicit ones, in one pass over the options
 (`unavailable`), each answered from the stage its key enters, never by resolving from
-scratch: nodes, KV connector, KV offload, frontend and install by their own rule alone (no
+scratch: nodes, profile, KV connector, KV offload, frontend and install by their own rule alone (no
 later stage depends on them); a feature by its own rule and its exclusive groups; hardware,
 variant, strategy and task by the *prefix* they lead to (kept by the resolver per explicit
 value of those keys), then only the explicit later keys checked on it.
@@ -16,8 +16,14 @@ from ..vocabulary import OFF, ON
 from .kv_offload import KV_OFFLOAD
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR
-from .query import GPUS, node_range
-from .reasons import connector_reason, frontend_reason, gpus_nodes_reason, nodes_reason
+from .query import GPUS, PROFILE, node_range
+from .reasons import (
+    connector_reason,
+    frontend_reason,
+    gpus_nodes_reason,
+    nodes_reason,
+    selection_profile_reason,
+)
 from .resolver import Resolver
 from .stages import LATER, PREFIX, exclusive_conflict
 
@@ -40,6 +46,7 @@ def unavailable(r: Resolver, explicit: Mapping[str, str],
                                 or nodes_reason(r.catalog, r.recipe, sel, int(value), span)),
         PD_CONNECTOR: lambda value: connector_reason(r.catalog, r.recipe, sel, value),
         KV_OFFLOAD: lambda value: r.offload_reason(sel, value),
+        PROFILE: lambda value: selection_profile_reason(r.catalog, r.recipe, sel, value),
         "frontend": lambda value: frontend_reason(r.catalog, sel, value),
         "install": refused.get,
     }

@@ -32,7 +32,7 @@ from ..commands.deploy_types import deploy_type
 from ..commands.fit import most_gpus
 from ..commands.offering import recipe_support
 from ..commands.omni_tasks import TASK
-from ..commands.query import GPUS
+from ..commands.query import GPUS, PROFILE
 from ..commands.selection import canonical_query, choices, parse_query
 from ..errors import SelectionError, dropped_item, dropped_list
 from ..html_text import escape
@@ -47,12 +47,14 @@ from ..vocabulary import (
     OFFLOAD_TIERS,
     OMNI_KINDS,
     ON,
+    PROFILES,
     ROLES,
     SELECTION_KEYS,
     feature_label,
     is_foreign,
 )
 from .files import files_html
+from .performance import performance_html, performance_line
 
 __all__ = ["click_query", "clicks", "neighbours", "page_state", "render_widget", "widget_pieces"]
 
@@ -470,10 +472,16 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     fit = result.get("fit")
     if fit:  # what fits the GPUs, beside the summary
         out.append(f'<p class="rb-fit">{escape(fit["line"])}</p>')
+    perf = performance_line(result.get("performance"))
+    if perf:  # how fast: measured, else estimated (with its source), else "no estimate"
+        out.append(perf)
     checked = result["install"][install].get("checked_with")
     if checked:  # beside the command: the release whose parser accepted it
         out.append(f'<p class="rb-checked">{escape(checked)}</p>')
     out += _blocks(result, cache)
+    more = performance_html(result.get("performance"))
+    if more:  # how fast, one tap away: measured points, the table of every workload
+        out.append(more)
     out += _requests(result)
     if files:
         out.append(files)
@@ -572,6 +580,9 @@ def _rows(catalog: Data, recipe: Data, result: Result, cache: RowCache | None) -
         rows.append(simple("nodes", lambda: [
             (n, n, "") for n in options["nodes"]
             if n not in result["unavailable"].get("nodes", {})]))
+    rows.append(simple(PROFILE, lambda: [
+        (p, PROFILES[p].label, f"the estimated layout with the most {PROFILES[p].goal}"
+         if PROFILES[p].goal else "the recipe's command") for p in options[PROFILE]]))
     if deploy.picks_connector:
         rows.append(simple("pd_connector", lambda: [
             (c, CONNECTOR_LABELS.get(c, c), "") for c in options["pd_connector"]]))

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from builder.commands.selection import node_memory_gb
+from builder.estimates.report import gpu_comparison
 from vllm_recipes import api_schemas
 from vllm_recipes.api_contract import SCHEMA_DIR, finish, hardware_profile, recommended_command
 from vllm_recipes.loader import Catalog
@@ -36,14 +37,21 @@ from vllm_recipes.schema import json_schema
 from . import indexes
 from .renderings import RecipeRenderings, Rendering, Tree, trees_of
 
-__all__ = ["Endpoint", "alias_document", "global_endpoints", "hardware_profile", "publish",
-           "recipe_endpoints", "recommended_command", "retired_document"]
+__all__ = ["Endpoint", "alias_document", "global_endpoints", "gpu_rows", "hardware_profile",
+           "publish", "recipe_endpoints", "recommended_command", "retired_document"]
 
 Data = dict[str, Any]
 Endpoint = tuple[str, str]
 """(path relative to the site root, JSON text)."""
 
 CATALOG_JSON = "builder-catalog.json"
+
+
+def gpu_rows(catalog: Data, recipe: Data, tree: Tree) -> list[Data]:
+    """Which GPU for this model (`builder.estimates.report.gpu_comparison`): each
+    hardware's default command with an estimate, from the tree's per-hardware renderings."""
+    return gpu_comparison(catalog, recipe, {hw_id: r.result["performance"]
+                                            for hw_id, r in tree.hardware.items()})
 
 
 def dumps(data: Any) -> str:
@@ -145,6 +153,7 @@ class _RecipeApi:
             "hf_id": self.hf_id,
             "meta": self.recipe["meta"],
             "recommended_command": self.command(tree, tree.doc, full=True),
+            "performance_by_gpu": gpu_rows(self.catalog, self.recipe, tree),
             **opt_in_lists(self.recipe),
             **self.data(),
             "guide": self.guide,

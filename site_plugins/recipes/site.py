@@ -31,6 +31,7 @@ from mkdocs.structure.pages import Page
 from builder.commands.build import Builder, retired_reason
 from builder.errors import SelectionError
 from builder.types import Result
+from builder.views.performance import comparison_html
 from builder.views.widget import RowCache, neighbours, page_state
 from vllm_recipes.configurations import load_configurations
 from vllm_recipes.deployments import load_deployments
@@ -199,8 +200,11 @@ def recipe_outputs(job: Job) -> RecipeOutputs:
         hardware={hw_id: base + r.uri for hw_id, r in tree.hardware.items()},
     )
     result: Result = state["result"]  # type: ignore[assignment]
+    by_gpu = api.gpu_rows(catalog, recipe, tree)
     sections = [
         *job.sections,
+        *([Section("command", "Which GPU", "which-gpu", comparison_html(by_gpu))]
+          if by_gpu else []),
         *([Section("install", deployments.HEADING, "dynamo",
                    deployments.section_html(hf_id, dynamo, relative_root(hf_id)),
                    assets=("dynamo",))]
