@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..arglist import ArgList
 
 __all__ = ["NO_ESTIMATE", "fit_arithmetic", "fit_json", "fit_line", "fit_plan", "fit_refusal",
-           "gpu_of", "most_gpus", "sizing_inputs"]
+           "gpu_of", "most_gpus", "sizing_inputs", "unfit_reason"]
 
 NO_ESTIMATE = "no fit estimate: this recipe has no memory facts (recipes/facts/)"
 
@@ -91,9 +91,21 @@ def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: 
     """Why the variant does not fit `available` GPUs of `hw_id` (in one group of `tp`,
     when the layout fixes it), with the numbers and the nearest ways out; None when it fits
     or the recipe has no facts."""
+    facts = recipe.get("facts")
+    if not facts or fit_plan(recipe, variant_id, catalog["hardware"][hw_id], args, available,
+                             tp) is not None:
+        return None
+    return unfit_reason(catalog, recipe, variant_id, hw_id, args, available)
+
+
+def unfit_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: ArgList,
+                 available: int) -> str | None:
+    """`fit_refusal`'s sentence, for a caller that already knows the variant does not fit
+    `available` GPUs of `hw_id` (its plan is None); None when the recipe has no facts or the
+    variant's weights have no figure."""
     hw = catalog["hardware"][hw_id]
     facts = recipe.get("facts")
-    if not facts or fit_plan(recipe, variant_id, hw, args, available, tp) is not None:
+    if not facts:
         return None
     variant = recipe["variants"][variant_id]
     weights = weights_bytes(facts, variant["precision"], variant_id)

@@ -17,7 +17,7 @@ from ..vocabulary import (
 )
 from .compose import Context, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
-from .fit import fit_refusal
+from .fit import fit_refusal, unfit_reason
 from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
@@ -48,8 +48,9 @@ def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strateg
     if ctx.auto_fit:
         if size_override(ctx) is not None or ctx.plan is not None:
             return None
-        return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
-                           gpus or ctx.hw["gpu_count"])
+        # (`ctx.plan` is the fit rule on these GPUs: no need to work it out again.)
+        return unfit_reason(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
+                            gpus or ctx.hw["gpu_count"])
     size, _ = ctx.parallel_size()
     return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx), size, size)
 
