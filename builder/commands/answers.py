@@ -94,6 +94,40 @@ class Answers:
                                           lambda: self.fit_reason(hw_id, variant_id, sid, gpus)))
         return found
 
+    def strategy_fails(self, hw_id: str, variant_id: str, sid: str, gpus: str | None
+                       ) -> bool:
+        """Whether `strategy_reason` has a reason, kept per the same key: the fit rule is
+        asked only whether the variant fits, not why not (its sentence, with the nearest
+        ways out, costs more than the rule), unless that is kept already."""
+        found = self.memo.get(("strategy", hw_id, variant_id, sid, gpus), MISS)
+        if found is not MISS:
+            return found is not None
+        key = ("strategy_fails", hw_id, variant_id, sid, gpus)
+        fails = self.memo.get(key, MISS)
+        if fails is MISS:
+            fails = self.memo[key] = (self.strategy_hardware_reason(hw_id, sid) is not None
+                                      or strategy_variant_reason(
+                                          self.catalog, self.recipe, hw_id, variant_id, sid,
+                                          int(gpus) if gpus else None,
+                                          lambda: self._fit_check(hw_id, variant_id, sid, gpus)
+                                      ) is not None)
+        return bool(fails)
+
+    def _fit_check(self, hw_id: str, variant_id: str, sid: str, gpus: str | None
+                   ) -> str | None:
+        """`fit_reason`, or `fit.UNFIT` in place of its sentence when that is not kept."""
+        found = self.memo.get(("fit", hw_id, variant_id, sid, gpus), MISS)
+        if found is not MISS:
+            return found
+        key = ("fit_check", hw_id, variant_id, sid, gpus)
+        found = self.memo.get(key, MISS)
+        if found is MISS:
+            found = self.memo[key] = fit_reason(
+                self.catalog, self.recipe, hw_id, variant_id, sid, int(gpus) if gpus else None,
+                self.context(hw_id, variant_id, sid, gpus) if self.has_facts else None,
+                explain=False)
+        return found
+
     def strategy_hardware_reason(self, hw_id: str, sid: str) -> str | None:
         """`strategy_hardware_reason` (the half of `strategy_reason` no variant changes),
         kept per hardware and strategy."""
@@ -140,7 +174,7 @@ class Answers:
         hardware_reason = self.strategy_hardware_reason
         for sid in self.strategies:
             if (hardware_reason(hw_id, sid) is None
-                    and self.strategy_reason(hw_id, variant_id, sid, gpus) is None):
+                    and not self.strategy_fails(hw_id, variant_id, sid, gpus)):
                 return sid
         return None
 

@@ -29,6 +29,7 @@ from .docker import docker_image, with_docker
 from .fit import fit_json, fit_plan, no_estimate
 from .install import install_choices, install_refusals
 from .kv_offload import offload_volumes
+from .memo import Memo
 from .needed_files import in_container, mounts, on_host, rewrite
 from .omni_tasks import TASK, omni_task
 from .requests import example_requests
@@ -108,12 +109,13 @@ class Builder:
         selection = self.resolver.run(explicit)
         reasons = unavailable_with(self.resolver, explicit, selection) if unavailable else {}
         if self._renders is None:
-            result = render(self.catalog, self.recipe, selection, reasons)
+            result = render(self.catalog, self.recipe, selection, reasons, self.resolver.memo)
         else:
             key = tuple(selection.items())
             rendered = self._renders.get(key)
             if rendered is None:
-                rendered = self._renders[key] = render(self.catalog, self.recipe, selection)
+                rendered = self._renders[key] = render(self.catalog, self.recipe, selection,
+                                                       memo=self.resolver.memo)
             result = rendered.copy()  # shares its commands with the kept rendering
             result["unavailable"] = reasons
         result["notes"] = [*self.turned_off(explicit, selection), *result["notes"]]
@@ -160,9 +162,12 @@ def render(
     recipe: Data,
     selection: Mapping[str, str],
     unavailable: dict[str, dict[str, str]] | None = None,
+    memo: Memo | None = None,
 ) -> Result:
     """Commands for a complete, resolved selection (see `selection.resolve`), with the
-    unavailable choices computed for it."""
+    unavailable choices computed for it. `memo`: a `Memo` of this recipe the caller keeps
+    (a `Builder` passes its resolver's), for the parts a rendering shares with others (its
+    example requests, read-only)."""
     ctx = context(catalog, recipe, selection)
     deploy = deploy_type(ctx.strategy)
     volumes = [*offload_volumes(recipe, selection), *deploy.volumes(ctx)]
@@ -182,7 +187,7 @@ def render(
                          "docker_text": docked["docker_text"]})
     task = (omni_task(recipe, selection[TASK], ctx.hw_id, ctx.hw)[0] if recipe.get("omni")
             else None)
-    examples = example_requests(recipe, commands, task)
+    examples = example_requests(recipe, commands, task, memo)
     return {
         "hf_id": recipe["model"]["model_id"],
         "model_id": ctx.model_id,

@@ -34,10 +34,13 @@ from .offering import label, precision_keys
 if TYPE_CHECKING:
     from ..arglist import ArgList
 
-__all__ = ["NO_ESTIMATE", "fit_arithmetic", "fit_json", "fit_line", "fit_plan", "fit_refusal",
-           "gpu_of", "most_gpus", "no_estimate", "sizing_inputs", "variant_facts"]
+__all__ = ["NO_ESTIMATE", "UNFIT", "fit_arithmetic", "fit_json", "fit_line", "fit_plan",
+           "fit_refusal", "gpu_of", "most_gpus", "no_estimate", "sizing_inputs", "unfit_reason",
+           "variant_facts"]
 
 NO_ESTIMATE = "no fit estimate: this recipe has no memory facts (recipes/facts/)"
+UNFIT = "does not fit"
+"""`fit_refusal(..., explain=False)`'s answer when the variant does not fit."""
 
 
 def variant_facts(recipe: Data, variant_id: str) -> Data | None:
@@ -108,18 +111,33 @@ def _tokens(value: int) -> str:
 
 
 def fit_refusal(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: ArgList,
-                available: int, tp: int | None = None) -> str | None:
+                available: int, tp: int | None = None, *, explain: bool = True) -> str | None:
     """Why the variant does not fit `available` GPUs of `hw_id` (in one group of `tp`,
     when the layout fixes it), with the numbers and the nearest ways out; None when it fits
-    or the recipe has no facts."""
+    or the recipe has no facts. `explain=False`: `UNFIT` instead of the sentence (for a
+    caller that asks only whether it fits)."""
+    facts = variant_facts(recipe, variant_id)
+    if not facts or fit_plan(recipe, variant_id, catalog["hardware"][hw_id], args, available,
+                             tp) is not None:
+        return None
+    return unfit_reason(catalog, recipe, variant_id, hw_id, args, available, explain=explain)
+
+
+def unfit_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str, args: ArgList,
+                 available: int, *, explain: bool = True) -> str | None:
+    """`fit_refusal`'s sentence, for a caller that already knows the variant does not fit
+    `available` GPUs of `hw_id` (its plan is None); None when the recipe has no facts or the
+    variant's weights have no figure. `explain=False`: `UNFIT` instead of the sentence."""
     hw = catalog["hardware"][hw_id]
     facts = variant_facts(recipe, variant_id)
-    if not facts or fit_plan(recipe, variant_id, hw, args, available, tp) is not None:
+    if not facts:
         return None
     variant = recipe["variants"][variant_id]
     weights = weights_bytes(facts, variant["precision"], variant_id)
     if weights is None:
         return None
+    if not explain:
+        return UNFIT
     util, context, kv_bytes = sizing_inputs(args, facts, recipe)
     gpu = gpu_of(hw)
     budget = gpu.memory_gb * GB * util

@@ -18,7 +18,7 @@ from ..vocabulary import (
 )
 from .compose import Context, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
-from .fit import fit_refusal, variant_facts
+from .fit import fit_refusal, unfit_reason, variant_facts
 from .offering import label
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
@@ -33,12 +33,14 @@ AVAILABLE = ("verified", "supported", "experimental")
 
 
 def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strategy_id: str,
-               gpus: int | None = None, ctx: Context | None = None) -> str | None:
+               gpus: int | None = None, ctx: Context | None = None, *, explain: bool = True
+               ) -> str | None:
     """Why the variant does not fit the GPUs a single-node strategy gives it (`gpus` asked
     for, else what the layout uses), by the fit rule (`fit.py`); None when it fits, when
     the recipe has no memory facts, when the recipe sets single-node Tensor Parallel's size
     itself, and for other deploy types. `ctx`: the context of that selection, when the
-    caller keeps one (its plan is then worked out once for this and the command's size)."""
+    caller keeps one (its plan is then worked out once for this and the command's size).
+    `explain=False`: `fit.UNFIT` instead of the sentence (whether it fits, cheaply)."""
     strategy = catalog["strategies"][strategy_id]
     deploy = deploy_type(strategy)
     if (variant_facts(recipe, variant_id) is None or not deploy.one_node
@@ -51,10 +53,12 @@ def fit_reason(catalog: Data, recipe: Data, hw_id: str, variant_id: str, strateg
     if ctx.auto_fit:
         if size_override(ctx) is not None or ctx.plan is not None:
             return None
-        return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
-                           gpus or ctx.hw["gpu_count"])
+        # (`ctx.plan` is the fit rule on these GPUs: no need to work it out again.)
+        return unfit_reason(catalog, recipe, variant_id, hw_id, sizing_args(ctx),
+                            gpus or ctx.hw["gpu_count"], explain=explain)
     size, _ = ctx.parallel_size()
-    return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx), size, size)
+    return fit_refusal(catalog, recipe, variant_id, hw_id, sizing_args(ctx), size, size,
+                       explain=explain)
 
 
 def strategy_reason(

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..types import Command, Data, ExampleRequest
 from ..vocabulary import COMPANIONS, OMNI_KINDS, SERVE_PORT
+from .memo import MISS, Memo
 from .omni import request_parts, with_model
 from .request_text import curl_text, python_text, read_curl
 
@@ -183,24 +184,39 @@ def base_request(recipe: Data | None, model: str, omni_task: Data | None = None,
 
 
 def example_requests(recipe: Data, commands: list[Command],
-                     omni_task: Data | None = None) -> list[ExampleRequest]:
-    """The requests to send the server `commands` start (see the module docstring)."""
+                     omni_task: Data | None = None, memo: Memo | None = None
+                     ) -> list[ExampleRequest]:
+    """The requests to send the server `commands` start (see the module docstring).
+    `memo`: a `Memo` of this recipe the caller keeps (a `Builder`'s), to work out the
+    requests of each served model, port and flags once; the lists are then shared between
+    results, so treat them as read-only. (A vLLM-Omni task's are not kept.)"""
     model, port, argv = served_at(commands)
+    tools, reasoning = AUTO_TOOLS in argv, REASONING in argv
+    if memo is None or omni_task is not None:
+        return _examples(recipe, model, port, tools, reasoning, omni_task)
+    key = ("example_requests", model, port, tools, reasoning)
+    found = memo.get(key, MISS)
+    if found is MISS:
+        found = memo[key] = _examples(recipe, model, port, tools, reasoning, None)
+    return found
+
+
+def _examples(recipe: Data, model: str, port: int, tools: bool, reasoning: bool,
+              omni_task: Data | None) -> list[ExampleRequest]:
     request = base_request(recipe, model, omni_task, port)
     if request["kind"] != "chat" or request["json"] is None:
         return [request]
     body = dict(request["json"])
     answer = request["answer"]
-    if AUTO_TOOLS in argv:
+    if tools:
         body["messages"] = [{"role": "user", "content": TOOL_PROMPT}]
         body["tools"] = [WEATHER_TOOL]
         body["tool_choice"] = "auto"
         answer += "; a tool call in choices[0].message.tool_calls"
-    reasoning = REASONING in argv
     if reasoning:
         answer += "; the reasoning in choices[0].message.reasoning"
     kind = REQUEST_KINDS["chat"]
     out = _request("chat", kind.label, kind.path, body, None, answer, kind.client_call, port)
     out["python"] = python_text(f"http://{HOST}:{port}/v1", kind.path, body, None,
-                                kind.client_call, tools=AUTO_TOOLS in argv, reasoning=reasoning)
+                                kind.client_call, tools=tools, reasoning=reasoning)
     return [out]

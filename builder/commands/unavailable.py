@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ..errors import SelectionError
 from ..vocabulary import OFF, ON
 from .kv_offload import KV_OFFLOAD
+from .memo import MISS
 from .omni_tasks import TASK
 from .pd import PD_CONNECTOR
 from .query import GPUS, PROFILE, node_range
@@ -35,7 +36,17 @@ def unavailable(r: Resolver, explicit: Mapping[str, str],
     """For every key, the values that cannot be picked next to `explicit` (resolved to
     `selection`), each with the reason resolving it would fail with; in one pass over
     the options, each answered from the stage its key enters (see the module docstring).
+    Kept in the resolver's memo per explicit choices and selection (a new copy each call).
     """
+    key = ("unavailable", tuple(explicit.items()), tuple(selection.items()))
+    found = r.memo.get(key, MISS)
+    if found is MISS:
+        found = r.memo[key] = _unavailable(r, explicit, selection)
+    return {option: dict(values) for option, values in found.items()}
+
+
+def _unavailable(r: Resolver, explicit: Mapping[str, str],
+                 selection: Mapping[str, str]) -> dict[str, dict[str, str]]:
     result: dict[str, dict[str, str]] = {}
     sel = dict(selection)
     later = any(r.stage[key] >= LATER for key in explicit)

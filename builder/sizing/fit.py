@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .memory import GB, kv_bytes_per_token, sequence_bytes, weights_per_gpu
+from .memory import GB, SequenceCost, sequence_cost, weights_per_gpu
 
 __all__ = ["CONTEXT_STEP", "DEFAULT_UTILIZATION", "MIN_CONTEXT", "RUNTIME_OVERHEAD_GB", "Gpu",
            "Plan", "plan", "smallest_count", "valid_tp"]
@@ -93,17 +93,15 @@ def _room(facts: Mapping[str, Any], weights: float, budget: float, tp: int) -> f
     return budget - weights_per_gpu(facts, weights, tp) - RUNTIME_OVERHEAD_GB * GB
 
 
-def _longest(facts: Mapping[str, Any], room: float, tp: int, kv_bytes: float,
-             limit: int) -> int:
+def _longest(cost: SequenceCost, room: float, limit: int) -> int:
     """The longest context (a multiple of CONTEXT_STEP, at most `limit`) one sequence of
     which fits `room` bytes."""
-    config = facts["config"]
-    if sequence_bytes(config, limit, tp, kv_bytes) <= room:
+    if cost.bytes(limit) <= room:
         return limit
     low, high = 0, limit // CONTEXT_STEP
     while low < high:
         mid = (low + high + 1) // 2
-        if sequence_bytes(config, mid * CONTEXT_STEP, tp, kv_bytes) <= room:
+        if cost.bytes(mid * CONTEXT_STEP) <= room:
             low = mid
         else:
             high = mid - 1
@@ -121,9 +119,16 @@ def plan(facts: Mapping[str, Any], weights: float, gpu: Gpu, available: int, *,
         return None
     budget = gpu.memory_gb * GB * utilization
     sizes = [t for t in range(1, max(gpu.most, available) + 1) if valid_tp(config, t)]
+    costs: dict[int, SequenceCost] = {}
+
+    def cost(t: int) -> SequenceCost:
+        found = costs.get(t)
+        if found is None:
+            found = costs[t] = sequence_cost(config, t, kv_bytes)
+        return found
 
     def holds(t: int, tokens: int) -> bool:
-        return sequence_bytes(config, tokens, t, kv_bytes) <= _room(facts, weights, budget, t)
+        return cost(t).bytes(tokens) <= _room(facts, weights, budget, t)
 
     full = next((t for t in sizes if holds(t, wanted) and t <= gpu.most), None)
     if tp is None:
@@ -135,15 +140,14 @@ def plan(facts: Mapping[str, Any], weights: float, gpu: Gpu, available: int, *,
     if tp is None or tp > available or _room(facts, weights, budget, tp) <= 0:
         return None
     room = _room(facts, weights, budget, tp)
-    fits = _longest(facts, room, tp, kv_bytes, wanted)
+    used = cost(tp)
+    fits = _longest(used, room, wanted)
     if fits < min(wanted, MIN_CONTEXT):
         return None
-    kv_token = kv_bytes_per_token(config, tp, kv_bytes)
-    fixed = sequence_bytes(config, 0, tp, kv_bytes) + (
-        sequence_bytes(config, fits, tp, kv_bytes) - sequence_bytes(config, 0, tp, kv_bytes)
-        - kv_token * fits)
+    kv_token = used.per_token
+    fixed = used.bytes(0) + (used.bytes(fits) - used.bytes(0) - kv_token * fits)
     tokens = int((room - fixed) / kv_token) if kv_token else fits
-    sequences = int(room // sequence_bytes(config, fits, tp, kv_bytes))
+    sequences = int(room // used.bytes(fits))
     return Plan(tp=tp, replicas=max(1, available // tp), context=wanted, max_model_len=fits,
                 full_context_gpus=full, budget=budget, weights=weights,
                 weights_gpu=weights_per_gpu(facts, weights, tp),

@@ -25,11 +25,13 @@ as `checkpoint_facts` gives it for one variant: a variant of another model size 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BYTES_PER_WEIGHT", "COVERAGE_KEYS", "ENCODER_BYTES_PER_WEIGHT", "GB",
+__all__ = ["BYTES_PER_WEIGHT", "COVERAGE_KEYS", "ENCODER_BYTES_PER_WEIGHT", "GB", "SequenceCost",
            "bytes_per_weight", "checkpoint_facts", "full_attention_layers", "indexer_bytes",
-           "kv_bytes_per_token", "sequence_bytes", "weights_bytes", "weights_per_gpu"]
+           "kv_bytes_per_token", "sequence_bytes", "sequence_cost", "weights_bytes",
+           "weights_per_gpu"]
 
 GB = 1e9
 """Bytes in a GB as datasheets and checkpoints count them."""
@@ -121,14 +123,44 @@ def kv_bytes_per_token(config: Mapping[str, Any], tp: int = 1, kv_bytes: float =
     return full_attention_layers(config) * _per_layer_token(config, tp, kv_bytes)
 
 
+@dataclass(frozen=True)
+class SequenceCost:
+    """`sequence_bytes` of one model, tensor-parallel size and KV dtype, its parts worked out
+    once (the fit rule asks it of many lengths); `bytes(tokens)` does the same arithmetic
+    in the same order, so it gives the same floats."""
+
+    per_token: float
+    """`kv_bytes_per_token`."""
+    window: int
+    """The sliding window (0: none)."""
+    window_token: float
+    """The sliding-window layers' bytes per token within the window."""
+    states: float
+    """The linear-attention layers' states (0.0: none)."""
+
+    def bytes(self, tokens: int) -> float:
+        """KV cache and states of one sequence of `tokens` tokens on one GPU."""
+        total = self.per_token * tokens
+        if self.window:
+            total += self.window_token * min(tokens, self.window)
+        if self.states:
+            total += self.states
+        return total
+
+
+def sequence_cost(config: Mapping[str, Any], tp: int = 1, kv_bytes: float = 2.0
+                  ) -> SequenceCost:
+    """The `SequenceCost` of the model's `config` on one GPU of a `tp` group."""
+    window = config.get("sliding_window") or 0
+    return SequenceCost(
+        per_token=kv_bytes_per_token(config, tp, kv_bytes), window=window,
+        window_token=(config["sliding_window_layers"] * _per_layer_token(config, tp, kv_bytes)
+                      if window else 0.0),
+        states=(config["linear_attention_layers"] * config["linear_state_bytes"] / tp
+                if config.get("linear_attention_layers") else 0.0))
+
+
 def sequence_bytes(config: Mapping[str, Any], tokens: int, tp: int = 1,
                    kv_bytes: float = 2.0) -> float:
     """KV cache and states of one sequence of `tokens` tokens on one GPU."""
-    total = kv_bytes_per_token(config, tp, kv_bytes) * tokens
-    window = config.get("sliding_window")
-    if window:
-        total += (config["sliding_window_layers"] * _per_layer_token(config, tp, kv_bytes)
-                  * min(tokens, window))
-    if config.get("linear_attention_layers"):
-        total += config["linear_attention_layers"] * config["linear_state_bytes"] / tp
-    return total
+    return sequence_cost(config, tp, kv_bytes).bytes(tokens)
