@@ -98,7 +98,7 @@ def test_qwen3_4b_fits_one_t4_with_its_context_capped() -> None:
     assert out.returncode == 0, out.stderr
     assert "--tensor-parallel-size 1" in out.stdout and "--dtype half" in out.stdout
     assert "--max-model-len" in out.stdout
-    fit = out.stderr.splitlines()[-1]
+    fit = next(line for line in out.stderr.splitlines() if "per GPU" in line)
     assert "weights 8.0 GB per GPU" in fit
     assert "to fit 1× T4; 2 GPUs give the full context" in fit
 
