@@ -240,3 +240,47 @@ def test_a_recipe_that_names_a_hardware_alias_fails_check(tmp_path: Path) -> Non
     line = lines.index(f"verified: [xeon6, {NODE_ALIAS}]") + 1
     assert (f"recipes/models/{QWEN}.yaml:{line}: verified[1]: '{NODE_ALIAS}' is an alias of "
             f"{GPU} × {COUNT}; name the GPU id '{GPU}'") in run.stdout
+
+
+def test_a_guide_note_for_a_hardware_alias_fails_check(tmp_path: Path) -> None:
+    hf_id = "CohereLabs/North-Mini-Code-1.0"
+    tree = small_tree(tmp_path, {hf_id: (RECIPES / f"models/{hf_id}.yaml").read_text()})
+    guide = tree / f"models/{hf_id}.md"
+    text = guide.read_text()
+    assert "### rtx_5090_2x:" in text
+    guide.write_text(text.replace("### rtx_5090_2x:", f"### {NODE_ALIAS}:"))
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    line = guide.read_text().splitlines().index(f"### {NODE_ALIAS}: FP8 over both cards") + 1
+    assert (f"recipes/models/{hf_id}.md:{line}: guide: '{NODE_ALIAS}' is an alias of {GPU} × "
+            f"{COUNT}; name the GPU id '{GPU}'") in run.stdout
+
+
+def test_every_hardware_alias_answers_as_its_gpu_and_count_in_every_recipe() -> None:
+    """The same answer (or the same refusal) for the alias as for its GPU and count, in every
+    recipe that offers the GPU."""
+    from builder import Builder
+
+    catalog = builder_catalog()
+    seen = 0
+    for alias_id, alias in catalog["hardware_aliases"].items():
+        for hf_id in catalog_ids():
+            builder = Builder(catalog, builder_recipe(hf_id))
+            if alias["hardware"] not in builder.choices["hardware"]:
+                continue
+            seen += 1
+            answers = []
+            for query in ({"hardware": alias_id},
+                          {"hardware": alias["hardware"], "gpus": str(alias["gpus"])}):
+                try:
+                    answers.append(builder.build(query, unavailable=False))
+                except SelectionError as error:
+                    answers.append((error.key, error.reason))
+            assert answers[0] == answers[1], (alias_id, hf_id)
+    assert seen
+
+
+def catalog_ids() -> list[str]:
+    """The recipes that answer (not the retired ones)."""
+    return [hf_id for hf_id in catalog().recipes if not builder_recipe(hf_id).get("retired")]

@@ -86,7 +86,7 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     for hw_id in r.hardware_notes:
         if hw_id not in hardware.hardware:
             problems.in_guide(guide.lines.get(hw_id), "guide",
-                              f"a note for unknown hardware id {hw_id!r}")
+                              names.alias(hw_id) or f"a note for unknown hardware id {hw_id!r}")
     names.need_strategies(("strategy_hardware",), r.strategy_hardware)
     for sid, mapping in r.strategy_hardware.items():
         names.need_keys(("strategy_hardware", sid), mapping)
