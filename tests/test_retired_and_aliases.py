@@ -247,8 +247,8 @@ def test_a_guide_note_for_a_hardware_alias_fails_check(tmp_path: Path) -> None:
     tree = small_tree(tmp_path, {hf_id: (RECIPES / f"models/{hf_id}.yaml").read_text()})
     guide = tree / f"models/{hf_id}.md"
     text = guide.read_text()
-    assert "### rtx_5090_2x:" in text
-    guide.write_text(text.replace("### rtx_5090_2x:", f"### {NODE_ALIAS}:"))
+    assert "### rtx_5090:" in text
+    guide.write_text(text.replace("### rtx_5090:", f"### {NODE_ALIAS}:"))
     run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert run.returncode == 1
@@ -284,3 +284,18 @@ def test_every_hardware_alias_answers_as_its_gpu_and_count_in_every_recipe() -> 
 def catalog_ids() -> list[str]:
     """The recipes that answer (not the retired ones)."""
     return [hf_id for hf_id in catalog().recipes if not builder_recipe(hf_id).get("retired")]
+
+
+def test_a_recipe_size_on_a_single_gpu_makes_its_default_count() -> None:
+    """North-Mini-Code's FP8 (39 GB, no memory facts) sets `tp: {rtx_5090: 2}`: on the RTX
+    5090 it runs on two cards by default, as it did on the former `rtx_5090_2x`, and one card
+    is refused."""
+    catalog, recipe = builder_catalog(), builder_recipe("CohereLabs/North-Mini-Code-1.0")
+    result = build(catalog, recipe, {"hardware": "rtx_5090"})
+    assert (result["selection"]["variant"], result["selection"]["gpus"]) == ("fp8", "2")
+    argv = result["commands"][0]["argv"]
+    assert argv[argv.index("--tensor-parallel-size") + 1] == "2"
+    asked = build(catalog, recipe, {"hardware": "rtx_5090", "gpus": "2"})
+    assert (result["selection"], result["commands"]) == (asked["selection"], asked["commands"])
+    with pytest.raises(SelectionError):
+        build(catalog, recipe, {"hardware": "rtx_5090", "gpus": "1"})

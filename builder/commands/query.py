@@ -38,8 +38,10 @@ def node_memory_gb(hw: Data) -> int:
     return hw["gpu_count"] * hw["memory_gb"]
 
 
-def fits_one_node(variant: Data, hw: Data) -> bool:
-    return variant["vram_minimum_gb"] <= node_memory_gb(hw)
+def fits_one_node(variant: Data, hw: Data, gpus: int | None = None) -> bool:
+    """The variant's `vram_minimum_gb` fits one node (`gpus` of its GPUs, when given)."""
+    memory = node_memory_gb(hw) if gpus is None else gpus * hw["memory_gb"]
+    return bool(variant["vram_minimum_gb"] <= memory)
 
 
 def recipe_strategies(catalog: Data, recipe: Data) -> list[str]:

@@ -119,7 +119,8 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
-        problem = _match_reason(recipe, variant_id, variant, strategy, hw)
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw,
+                                gpus or _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -149,15 +150,28 @@ def _declared(recipe: Data, strategy_id: str, hw_id: str, hw: Data) -> str | Non
     return most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
 
 
+def _own_size(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
+              strategy_id: str) -> int | None:
+    """The GPUs the recipe's own size (`tp:`, `parallel_size`) gives a single GPU of the
+    registry (a `max_gpus` of its own, `tp: {rtx_5090: 2}`) when no `gpus` is asked for: the
+    count its command uses by default; None elsewhere (a node's GPUs are the node's)."""
+    hw = catalog["hardware"][hw_id]
+    if not hw.get("max_gpus") or deploy_type(catalog["strategies"][strategy_id]).omni:
+        return None
+    found = size_override(context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                                    "strategy": strategy_id}))
+    return found[0] if found is not None and found[0] <= hw["max_gpus"] else None
+
+
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
-                  hw: Data) -> str | None:
+                  hw: Data, gpus: int | None = None) -> str | None:
     """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
     memory on one node); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
     name, hw_name = strategy["display_name"], hw["display_name"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
-    fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
+    fits = (deploy_type(strategy).omni or fits_one_node(variant, hw, gpus)
             or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         if not fits:
