@@ -171,10 +171,11 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     name, hw_name = strategy["display_name"], hw["display_name"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
     # a model with memory facts by the fit rule (`fit_reason`), on the GPUs asked for.
-    fits = (deploy_type(strategy).omni or fits_one_node(variant, hw, gpus)
+    fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
             or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
-        if not fits:
+        # One node's memory: the GPUs asked for, or the recipe's own count (`_own_size`).
+        if not fits and not (gpus is not None and fits_one_node(variant, hw, gpus)):
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
