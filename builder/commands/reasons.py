@@ -120,7 +120,7 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     deploy = deploy_type(strategy)
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
         problem = _match_reason(recipe, variant_id, variant, strategy, hw,
-                                gpus or _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
+                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -152,15 +152,18 @@ def _declared(recipe: Data, strategy_id: str, hw_id: str, hw: Data) -> str | Non
 
 def _own_size(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
               strategy_id: str) -> int | None:
-    """The GPUs the recipe's own size (`tp:`, `parallel_size`) gives a single GPU of the
-    registry (a `max_gpus` of its own, `tp: {rtx_5090: 2}`) when no `gpus` is asked for: the
-    count its command uses by default; None elsewhere (a node's GPUs are the node's)."""
+    """The GPUs a recipe's own size keyed by a single GPU's id (`tp: {rtx_5090: 2}`, a
+    `parallel_size` under `rtx_pro_6000`) gives that GPU (one with a `max_gpus`): the count
+    its memory is checked against and its command uses; None elsewhere (a node's GPUs are the
+    node's, and a size keyed more widely, `all: 4`, does not add GPUs to one card)."""
     hw = catalog["hardware"][hw_id]
     if not hw.get("max_gpus") or deploy_type(catalog["strategies"][strategy_id]).omni:
         return None
-    found = size_override(context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
-                                                    "strategy": strategy_id}))
-    return found[0] if found is not None and found[0] <= hw["max_gpus"] else None
+    ctx = context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                    "strategy": strategy_id})
+    sizes = [int(ov.data["parallel_size"]) for ov in ctx.overrides()
+             if ov.key == hw_id and ov.data.get("parallel_size") is not None]
+    return sizes[-1] if sizes and sizes[-1] <= hw["max_gpus"] else None
 
 
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
@@ -174,7 +177,7 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
     fits = (deploy_type(strategy).omni or fits_one_node(variant, hw)
             or (bool(recipe.get("facts")) and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
-        # One node's memory: the GPUs asked for, or the recipe's own count (`_own_size`).
+        # One node's memory, or the count the recipe itself sets on a single GPU (`_own_size`).
         if not fits and not (gpus is not None and fits_one_node(variant, hw, gpus)):
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
