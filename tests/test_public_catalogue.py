@@ -193,6 +193,7 @@ def public_gpus(hw_id: str) -> dict[str, str]:
 
 def test_a_public_node_shaped_id_compares_as_our_gpu_and_count() -> None:
     assert public_gpus("rtx_pro_5000_4x") == {"hardware": "rtx_pro_5000", "gpus": "4"}
+    assert public_gpus("rtx_pro_6000_4x") == {"hardware": "rtx_pro_6000", "gpus": "4"}
     assert public_gpus("h200") == {}
 
 
