@@ -299,3 +299,14 @@ def test_a_recipe_size_on_a_single_gpu_makes_its_default_count() -> None:
     assert (result["selection"], result["commands"]) == (asked["selection"], asked["commands"])
     with pytest.raises(SelectionError):
         build(catalog, recipe, {"hardware": "rtx_5090", "gpus": "1"})
+
+
+def test_detect_names_four_cards_as_the_gpu_and_count_the_alias_means() -> None:
+    """Four RTX PRO 6000 were `rtx_pro_6000_4x`; now an alias: --detect says the GPU and count
+    it means (not the 8-card server node with 4 of them)."""
+    from vllm_recipes_cli.detect import Found, match
+
+    found = Found("nvidia-smi", "nvidia", ["NVIDIA RTX PRO 6000 Blackwell"] * 4, "97887 MiB")
+    detection = match(builder_catalog(), found)
+    assert (detection.hardware, detection.gpus) == ("rtx_pro_6000", 4)
+    assert detection.line.endswith("hardware=rtx_pro_6000 gpus=4")
