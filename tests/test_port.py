@@ -84,7 +84,7 @@ def test_an_unknown_field_is_a_todo_line_not_a_silent_drop() -> None:
 
 
 def test_new_hardware_ids_are_known_and_unknown_ones_flagged() -> None:
-    _, todo = port(meta__hardware={"rtx_pro_6000_4x": "verified", "max1550": "verified"})
+    _, todo = port(meta__hardware={"rtx_pro_6000_8x": "verified", "max1550": "verified"})
     assert todo == ["meta.hardware: hardware 'max1550' is not in recipes/hardware.yaml; add it "
                     "(with its facts) or drop it"]
 

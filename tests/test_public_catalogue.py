@@ -184,6 +184,19 @@ class Comparison:
     """(role, our command, the public's) for each public command compared."""
 
 
+def public_gpus(hw_id: str) -> dict[str, str]:
+    """The public catalogue's node-shaped id (`rtx_pro_6000_4x`) as ours names it: a GPU of
+    our registry and a count (our `hardware_aliases`); {} for an id we name alike."""
+    alias = builder_catalog().get("hardware_aliases", {}).get(hw_id)
+    return {"hardware": alias["hardware"], "gpus": str(alias["gpus"])} if alias else {}
+
+
+def test_a_public_node_shaped_id_compares_as_our_gpu_and_count() -> None:
+    assert public_gpus("rtx_pro_5000_4x") == {"hardware": "rtx_pro_5000", "gpus": "4"}
+    assert public_gpus("rtx_pro_6000_4x") == {"hardware": "rtx_pro_6000", "gpus": "4"}
+    assert public_gpus("h200") == {}
+
+
 def compare(model: str, rendering: dict[str, Any]) -> Comparison:
     """Ours for the rendering's query against the public rendering."""
     out = Comparison()
@@ -199,9 +212,9 @@ def compare(model: str, rendering: dict[str, Any]) -> Comparison:
         # We do not offer the public's GPU (or nothing at all): that is the one difference.
         differ("-", f"selection.{error.key}", "refused", query)
         return out
-    theirs_sel = rendering["selection"]
-    for key in ("hardware", "variant", "strategy", "nodes"):
-        if result["selection"][key] != str(theirs_sel[key]):
+    theirs_sel = {**rendering["selection"], **public_gpus(rendering["selection"]["hardware"])}
+    for key in ("hardware", "gpus", "variant", "strategy", "nodes"):
+        if key in theirs_sel and result["selection"][key] != str(theirs_sel[key]):
             differ("-", f"selection.{key}", result["selection"][key], str(theirs_sel[key]))
     if result["docker_image"] != rendering["docker_image"]:
         differ("-", "docker image", result["docker_image"], rendering["docker_image"])
@@ -215,7 +228,8 @@ def compare(model: str, rendering: dict[str, Any]) -> Comparison:
         try:
             mine = our_commands(build(builder_catalog(), builder_recipe(model), {
                 "hardware": theirs_sel["hardware"], "variant": theirs_sel["variant"],
-                "strategy": theirs_sel["strategy"], "nodes": str(theirs_sel["nodes"])}))
+                "strategy": theirs_sel["strategy"], "nodes": str(theirs_sel["nodes"]),
+                **public_gpus(rendering["selection"]["hardware"])}))
         except SelectionError as error:
             first = rendering["commands"][0]["role"]
             differ("-", "commands", f"refused: {error.key}", first)

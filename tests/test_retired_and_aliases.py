@@ -168,3 +168,146 @@ def test_a_variant_alias_may_not_be_another_variant_id(tmp_path: Path) -> None:
     assert run.returncode == 1
     assert "variants.preview_dspark.aliases: 'fp8' is already the id of variant 'fp8'" in (
         run.stdout)
+
+
+# Hardware aliases (`hardware_aliases` in recipes/hardware.yaml): an earlier node-shaped id is a
+# GPU and a count, on every surface, with a notice; a recipe may not name one.
+
+NODE_ALIAS, GPU, COUNT = "rtx_pro_5000_4x", "rtx_pro_5000", "4"
+QWEN = "Qwen/Qwen3-8B"
+
+
+def on_rtx_pro_5000(tmp_path: Path) -> Path:
+    """A tree where Qwen3-8B also names the RTX PRO 5000 (restricted hardware is offered only
+    by recipes that name it)."""
+    text = (RECIPES / f"models/{QWEN}.yaml").read_text()
+    assert "verified: [xeon6]\n" in text
+    return small_tree(tmp_path, {QWEN: text.replace("verified: [xeon6]\n",
+                                                    f"verified: [xeon6, {GPU}]\n")})
+
+
+def test_the_hardware_aliases_name_gpus_of_the_registry_within_their_node() -> None:
+    aliases = builder_catalog()["hardware_aliases"]
+    assert aliases[NODE_ALIAS] == {"hardware": GPU, "gpus": int(COUNT)}
+    for alias_id, alias in aliases.items():
+        hw = builder_catalog()["hardware"][alias["hardware"]]
+        assert alias_id not in builder_catalog()["hardware"]
+        assert hw["gpu_count"] == 1 and alias["gpus"] <= hw["max_gpus"]
+
+
+def test_a_node_shaped_id_on_the_cli_is_its_gpu_and_count_with_a_notice(tmp_path: Path) -> None:
+    tree = on_rtx_pro_5000(tmp_path)
+    old = cli(QWEN, f"hardware={NODE_ALIAS}", recipes=tree)
+    new = cli(QWEN, f"hardware={GPU}", f"gpus={COUNT}", recipes=tree)
+    one = cli(QWEN, f"hardware={GPU}", "gpus=1", recipes=tree)
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert old.stdout == new.stdout != one.stdout
+    assert new.stderr == ""
+    assert old.stderr == (f"vllm-recipes: notice: hardware={NODE_ALIAS} is now hardware={GPU} "
+                          f"gpus={COUNT}; showing hardware={GPU} gpus={COUNT}\n")
+    # A count the user gives wins over the alias's.
+    two = cli(QWEN, f"hardware={NODE_ALIAS}", "gpus=2", recipes=tree)
+    assert two.stdout == cli(QWEN, f"hardware={GPU}", "gpus=2", recipes=tree).stdout
+    assert two.stderr.endswith(f"showing hardware={GPU} gpus=2\n")
+    as_json = json.loads(cli(QWEN, f"hardware={NODE_ALIAS}", "--json", recipes=tree).stdout)
+    selection = as_json["recommended_command"]["selection"]
+    assert (selection["hardware"], selection["gpus"]) == (GPU, int(COUNT))
+
+
+def test_a_node_shaped_id_in_the_url_is_its_gpu_and_count_with_a_notice() -> None:
+    from builder.views.widget import page_state
+
+    catalog = builder_catalog()
+    # Restricted hardware is offered by the recipes that name it.
+    recipe = {**builder_recipe(QWEN), "verified": ["xeon6", GPU]}
+    state = page_state(catalog, recipe, [["hardware", NODE_ALIAS]])
+    said = (f"hardware={NODE_ALIAS} is now hardware={GPU} gpus={COUNT}; showing "
+            f"hardware={GPU} gpus={COUNT}")
+    assert state["notice"].startswith(said)
+    assert (state["result"]["selection"]["hardware"],
+            state["result"]["selection"]["gpus"]) == (GPU, COUNT)
+    assert build(catalog, recipe, {"hardware": NODE_ALIAS}) == \
+        build(catalog, recipe, {"hardware": GPU, "gpus": COUNT})
+
+
+def test_a_recipe_that_names_a_hardware_alias_fails_check(tmp_path: Path) -> None:
+    text = (RECIPES / f"models/{QWEN}.yaml").read_text().replace(
+        "verified: [xeon6]\n", f"verified: [xeon6, {NODE_ALIAS}]\n")
+    tree = small_tree(tmp_path, {QWEN: text})
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    lines = (tree / f"models/{QWEN}.yaml").read_text().splitlines()
+    line = lines.index(f"verified: [xeon6, {NODE_ALIAS}]") + 1
+    assert (f"recipes/models/{QWEN}.yaml:{line}: verified[1]: '{NODE_ALIAS}' is an alias of "
+            f"{GPU} × {COUNT}; name the GPU id '{GPU}'") in run.stdout
+
+
+def test_a_guide_note_for_a_hardware_alias_fails_check(tmp_path: Path) -> None:
+    hf_id = "CohereLabs/North-Mini-Code-1.0"
+    tree = small_tree(tmp_path, {hf_id: (RECIPES / f"models/{hf_id}.yaml").read_text()})
+    guide = tree / f"models/{hf_id}.md"
+    text = guide.read_text()
+    assert "### rtx_5090:" in text
+    guide.write_text(text.replace("### rtx_5090:", f"### {NODE_ALIAS}:"))
+    run = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    line = guide.read_text().splitlines().index(f"### {NODE_ALIAS}: FP8 over both cards") + 1
+    assert (f"recipes/models/{hf_id}.md:{line}: guide: '{NODE_ALIAS}' is an alias of {GPU} × "
+            f"{COUNT}; name the GPU id '{GPU}'") in run.stdout
+
+
+def test_every_hardware_alias_answers_as_its_gpu_and_count_in_every_recipe() -> None:
+    """The same answer (or the same refusal) for the alias as for its GPU and count, in every
+    recipe that offers the GPU."""
+    from builder import Builder
+
+    catalog = builder_catalog()
+    seen = 0
+    for alias_id, alias in catalog["hardware_aliases"].items():
+        for hf_id in catalog_ids():
+            builder = Builder(catalog, builder_recipe(hf_id))
+            if alias["hardware"] not in builder.choices["hardware"]:
+                continue
+            seen += 1
+            answers = []
+            for query in ({"hardware": alias_id},
+                          {"hardware": alias["hardware"], "gpus": str(alias["gpus"])}):
+                try:
+                    answers.append(builder.build(query, unavailable=False))
+                except SelectionError as error:
+                    answers.append((error.key, error.reason))
+            assert answers[0] == answers[1], (alias_id, hf_id)
+    assert seen
+
+
+def catalog_ids() -> list[str]:
+    """The recipes that answer (not the retired ones)."""
+    return [hf_id for hf_id in catalog().recipes if not builder_recipe(hf_id).get("retired")]
+
+
+def test_a_recipe_size_on_a_single_gpu_makes_its_default_count() -> None:
+    """North-Mini-Code's FP8 (39 GB, no memory facts) sets `tp: {rtx_5090: 2}`: on the RTX
+    5090 it runs on two cards by default, as it did on the former `rtx_5090_2x`, and one card
+    is refused."""
+    catalog, recipe = builder_catalog(), builder_recipe("CohereLabs/North-Mini-Code-1.0")
+    result = build(catalog, recipe, {"hardware": "rtx_5090"})
+    assert (result["selection"]["variant"], result["selection"]["gpus"]) == ("fp8", "2")
+    argv = result["commands"][0]["argv"]
+    assert argv[argv.index("--tensor-parallel-size") + 1] == "2"
+    asked = build(catalog, recipe, {"hardware": "rtx_5090", "gpus": "2"})
+    assert (result["selection"], result["commands"]) == (asked["selection"], asked["commands"])
+    with pytest.raises(SelectionError):
+        build(catalog, recipe, {"hardware": "rtx_5090", "gpus": "1"})
+
+
+def test_detect_names_four_cards_as_the_gpu_and_count_the_alias_means() -> None:
+    """Four RTX PRO 6000 were `rtx_pro_6000_4x`; now an alias: --detect says the GPU and count
+    it means (not the 8-card server node with 4 of them)."""
+    from vllm_recipes_cli.detect import Found, match
+
+    found = Found("nvidia-smi", "nvidia", ["NVIDIA RTX PRO 6000 Blackwell"] * 4, "97887 MiB")
+    detection = match(builder_catalog(), found)
+    assert (detection.hardware, detection.gpus) == ("rtx_pro_6000", 4)
+    assert detection.line.endswith("hardware=rtx_pro_6000 gpus=4")

@@ -38,19 +38,29 @@ class _Names:
         self.problems = problems
         self.keys = hardware_keys(hardware)
 
+    def alias(self, name: Any) -> str | None:
+        """The problem of naming an earlier node-shaped id (`hardware_aliases`) in a recipe:
+        which GPU id to use instead, and how its count is said; None for any other name."""
+        alias = self.hardware.hardware_aliases.get(name)
+        if alias is None:
+            return None
+        return (f"{name!r} is an alias of {alias.hardware} × {alias.gpus}; name the GPU id "
+                f"{alias.hardware!r} (its count: `tp`/`parallel_size` or the `gpus` selection)")
+
     def need_keys(self, where: tuple[Any, ...], names: Any) -> None:
         for index, name in enumerate(names):
             if name not in self.keys:
                 self.problems.add(
                     _where(where, names, index, name),
-                    f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
+                    self.alias(name)
+                    or f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
                     "a generation or arch:<compute_arch> from recipes/hardware.yaml)")
 
     def need_ids(self, where: tuple[Any, ...], names: Any) -> None:
         for index, name in enumerate(names):
             if name not in self.hardware.hardware:
                 self.problems.add(_where(where, names, index, name),
-                                  f"unknown hardware id {name!r}")
+                                  self.alias(name) or f"unknown hardware id {name!r}")
 
     def need_strategies(self, where: tuple[Any, ...], names: Any) -> None:
         for index, name in enumerate(names):
@@ -76,7 +86,7 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     for hw_id in r.hardware_notes:
         if hw_id not in hardware.hardware:
             problems.in_guide(guide.lines.get(hw_id), "guide",
-                              f"a note for unknown hardware id {hw_id!r}")
+                              names.alias(hw_id) or f"a note for unknown hardware id {hw_id!r}")
     names.need_strategies(("strategy_hardware",), r.strategy_hardware)
     for sid, mapping in r.strategy_hardware.items():
         names.need_keys(("strategy_hardware", sid), mapping)

@@ -59,6 +59,7 @@ __all__ = [
     "Dependency",
     "FactsConfig",
     "Feature",
+    "HardwareAlias",
     "HardwareCatalog",
     "HardwareOverride",
     "HardwareProfile",
@@ -466,10 +467,23 @@ class HardwareProfile(Strict):
     another count, said in a notice, and a fixed box (`scalable: false`) does not."""
 
 
+class HardwareAlias(Strict):
+    """An earlier node-shaped hardware id (`rtx_4090_2x`): a GPU of the registry and a count.
+    `hardware=rtx_4090_2x` reads as `hardware=rtx_4090 gpus=2`, with a notice naming them."""
+
+    hardware: Identifier
+    """Key of the GPU's entry in `hardware`."""
+    gpus: Annotated[int, Field(ge=1, le=64)]
+    """How many of them the earlier id meant (within the GPU's `max_gpus`)."""
+
+
 class HardwareCatalog(Strict):
     brands: dict[Identifier, Brand]
     generations: dict[Identifier, Generation]
     hardware: dict[Identifier, HardwareProfile]
+    hardware_aliases: dict[Identifier, HardwareAlias] = {}
+    """Earlier node-shaped ids → a GPU and a count; recipes name the GPU (`check` refuses an
+    alias as a recipe key), selections may still give the alias."""
 
     @model_validator(mode="after")
     def _keys_are_unambiguous(self) -> HardwareCatalog:
@@ -478,6 +492,7 @@ class HardwareCatalog(Strict):
             ("brand", self.brands),
             ("generation", self.generations),
             ("hardware id", self.hardware),
+            ("hardware alias", self.hardware_aliases),
         ):
             for key in keys:
                 if key in seen:
@@ -501,6 +516,15 @@ class HardwareCatalog(Strict):
                     f"hardware.{hw_id}: generation {hw.generation!r} belongs to brand "
                     f"{self.generations[hw.generation].brand!r}, not {hw.brand!r}"
                 )
+        for alias_id, alias in self.hardware_aliases.items():
+            target = self.hardware.get(alias.hardware)
+            if target is None:
+                raise ValueError(f"hardware_aliases.{alias_id}.hardware: unknown hardware id "
+                                 f"{alias.hardware!r}")
+            most = target.max_gpus or target.gpu_count
+            if alias.gpus > most:
+                raise ValueError(f"hardware_aliases.{alias_id}.gpus: {alias.gpus} is more than "
+                                 f"{alias.hardware}'s {most}")
         return self
 
 

@@ -149,7 +149,7 @@ def resolve(catalogue: Catalogue, model_id: str, pairs: list[str],
     recipe = catalogue.recipes[hf_id]
     if model_id in recipe.get("aliases", ()):
         notice(f"{model_id} is now {hf_id}; showing {hf_id}")
-    query, renamed = canonical_query(recipe, parse_pairs(pairs))
+    query, renamed = canonical_query(recipe, parse_pairs(pairs), catalogue.catalog)
     for line in renamed:
         notice(line)
     if variant_id != "default":  # the base; the query's own variant= overrides it

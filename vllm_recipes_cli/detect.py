@@ -259,7 +259,9 @@ def match(catalog: dict[str, Any], found: Found | None) -> Detection:
     for hw_id, hw in candidates:
         if hw["gpu_count"] == count:
             return Detection(hw_id, f"--detect: found {said}: hardware={hw_id}")
-    for hw_id, hw in candidates:
+    # Another count: a GPU of the registry (a `max_gpus` of its own, what the node-shaped
+    # aliases name) before a node of the same cards.
+    for hw_id, hw in sorted(candidates, key=lambda c: not c[1].get("max_gpus")):
         if count <= (hw.get("max_gpus") or hw["gpu_count"]) and not found.unit:
             return Detection(hw_id, f"--detect: found {said}: hardware={hw_id} gpus={count}",
                              count)

@@ -94,17 +94,18 @@ class Builder:
 
     def resolve(self, query: Mapping[str, str]) -> dict[str, str]:
         """The complete selection for `query` (URL keys), or SelectionError."""
-        query, _ = canonical_query(self.recipe, query)
+        query, _ = canonical_query(self.recipe, query, self.catalog)
         return self.resolver.run(parse_query(self.catalog, self.recipe, query, self.choices))
 
     def build(self, query: Mapping[str, str], *, unavailable: bool = True,
               base: Mapping[str, str] | None = None) -> Result:
         """`build(catalog, recipe, query)`; with `unavailable=False` the result's
         `unavailable` is left empty (for callers that show no pills). An earlier variant id
-        is read as the variant's id now (`canonical_query`; the CLI and page say so).
+        is read as the variant's id now, an earlier node-shaped hardware id as its GPU and count
+        (`canonical_query`; the CLI and page say so).
         `base`: the selection the query starts from, its keys overridden by the query's (a
         variant's own model id, see the module docstring)."""
-        query, _ = canonical_query(self.recipe, {**(base or {}), **query})
+        query, _ = canonical_query(self.recipe, {**(base or {}), **query}, self.catalog)
         explicit = parse_query(self.catalog, self.recipe, query, self.resolver.choices)
         selection = self.resolver.run(explicit)
         reasons = unavailable_with(self.resolver, explicit, selection) if unavailable else {}

@@ -41,8 +41,10 @@ def node_memory_gb(hw: Data) -> int:
     return hw["gpu_count"] * hw["memory_gb"]
 
 
-def fits_one_node(variant: Data, hw: Data) -> bool:
-    return variant["vram_minimum_gb"] <= node_memory_gb(hw)
+def fits_one_node(variant: Data, hw: Data, gpus: int | None = None) -> bool:
+    """The variant's `vram_minimum_gb` fits one node (`gpus` of its GPUs, when given)."""
+    memory = node_memory_gb(hw) if gpus is None else gpus * hw["memory_gb"]
+    return bool(variant["vram_minimum_gb"] <= memory)
 
 
 def recipe_strategies(catalog: Data, recipe: Data) -> list[str]:
@@ -95,17 +97,31 @@ def renamed_variants(recipe: Data) -> dict[str, str]:
             for alias in variant.get("aliases", ())}
 
 
-def canonical_query(recipe: Data, query: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
-    """`query` with an earlier variant id (`variant=dspark`) replaced by the variant's id now,
-    and one notice per replacement that names the new id: the rule the CLI, the page and the
-    JSON links share."""
+def canonical_query(recipe: Data, query: Mapping[str, str],
+                    catalog: Data | None = None) -> tuple[dict[str, str], list[str]]:
+    """`query` with an earlier variant id (`variant=dspark`) replaced by the variant's id now
+    and an earlier node-shaped hardware id (`hardware=rtx_4090_2x`, the catalog's
+    `hardware_aliases`) by its GPU and count (`hardware=rtx_4090 gpus=2`; a `gpus` the query
+    gives wins), and one notice per replacement that names the new ids: the rule the CLI, the
+    page and the JSON links share."""
+    result = dict(query)
+    notices: list[str] = []
     renamed = renamed_variants(recipe)
     value = query.get("variant")
-    if value is None or value not in renamed:
-        return dict(query), []
-    new = renamed[value]
-    return ({**query, "variant": new},
-            [f"variant={value} is now variant={new}; showing variant={new}"])
+    if value is not None and value in renamed:
+        new = renamed[value]
+        result["variant"] = new
+        notices.append(f"variant={value} is now variant={new}; showing variant={new}")
+    aliases = (catalog or {}).get("hardware_aliases") or {}
+    value = query.get("hardware")
+    if value is not None and value in aliases:
+        hw, gpus = aliases[value]["hardware"], str(aliases[value]["gpus"])
+        result["hardware"] = hw
+        result.setdefault(GPUS, gpus)
+        now = f"hardware={hw} {GPUS}={gpus}"
+        notices.append(f"hardware={value} is now {now}; showing hardware={hw} "
+                       f"{GPUS}={result[GPUS]}")
+    return result, notices
 
 
 def parse_query(catalog: Data, recipe: Data, query: Mapping[str, str],

@@ -126,7 +126,8 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
-        problem = _match_reason(recipe, variant_id, variant, strategy, hw)
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw,
+                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -156,8 +157,24 @@ def _declared(recipe: Data, strategy_id: str, hw_id: str, hw: Data) -> str | Non
     return most_specific(recipe.get("strategy_hardware", {}).get(strategy_id, {}), hw_id, hw)
 
 
+def _own_size(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
+              strategy_id: str) -> int | None:
+    """The GPUs a recipe's own size keyed by a single GPU's id (`tp: {rtx_5090: 2}`, a
+    `parallel_size` under `rtx_pro_6000`) gives that GPU (one with a `max_gpus`): the count
+    its memory is checked against and its command uses; None elsewhere (a node's GPUs are the
+    node's, and a size keyed more widely, `all: 4`, does not add GPUs to one card)."""
+    hw = catalog["hardware"][hw_id]
+    if not hw.get("max_gpus") or deploy_type(catalog["strategies"][strategy_id]).omni:
+        return None
+    ctx = context(catalog, recipe, {"hardware": hw_id, "variant": variant_id,
+                                    "strategy": strategy_id})
+    sizes = [int(ov.data["parallel_size"]) for ov in ctx.overrides()
+             if ov.key == hw_id and ov.data.get("parallel_size") is not None]
+    return sizes[-1] if sizes and sizes[-1] <= hw["max_gpus"] else None
+
+
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
-                  hw: Data) -> str | None:
+                  hw: Data, gpus: int | None = None) -> str | None:
     """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
     memory on one node); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
@@ -168,7 +185,8 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
             or (variant_facts(recipe, variant_id) is not None
                 and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
-        if not fits:
+        # One node's memory, or the count the recipe itself sets on a single GPU (`_own_size`).
+        if not fits and not (gpus is not None and fits_one_node(variant, hw, gpus)):
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "

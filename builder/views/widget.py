@@ -101,8 +101,20 @@ def page_state(catalog: Data, recipe: Data,
     dropped), `foreign` (the keys of other widgets and of the theme, untouched), `result` and
     `html`.
     """
-    pairs: list[tuple[str, ...]] = (list(query.items()) if isinstance(query, Mapping)
+    given: list[tuple[str, ...]] = (list(query.items()) if isinstance(query, Mapping)
                                     else [tuple(p) for p in query])
+    # An earlier node-shaped hardware id is its GPU and count, said (a `gpus` the URL gives
+    # wins); an earlier variant id is the variant's id now, said.
+    renamed: list[str] = []
+    pairs: list[tuple[str, ...]] = []
+    for key, value in given:
+        if key in ("variant", "hardware") and not is_foreign(key):
+            canonical, said = canonical_query(recipe, {key: value}, catalog)
+            renamed += said
+            pairs += [(k, v) for k, v in canonical.items()
+                      if k == key or not any(g == k for g, _ in given)]
+        else:
+            pairs.append((key, value))
     start = dict(base or {})
     counts: dict[str, int] = {}
     for key, _ in pairs:
@@ -111,7 +123,6 @@ def page_state(catalog: Data, recipe: Data,
     foreign: dict[str, str] = {}
     dropped: list[str] = []
     builder = builder or Builder(catalog, recipe)
-    renamed: list[str] = []
     for key, value in pairs:
         if is_foreign(key):
             foreign[key] = value
@@ -119,10 +130,6 @@ def page_state(catalog: Data, recipe: Data,
         if counts[key] > 1:
             dropped.append(dropped_item(key, value, "given twice"))
             continue
-        if key == "variant":  # an earlier id of a renamed variant: its id now, said
-            canonical, said = canonical_query(recipe, {key: value})
-            value = canonical[key]
-            renamed += said
         try:
             parse_query(catalog, recipe, {key: value}, builder.choices)
         except SelectionError as error:
