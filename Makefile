@@ -40,6 +40,7 @@ help:
 $(VENV)/.installed: requirements.lock pyproject.toml setup.py build_backend.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	rm -rf vllm_recipes.egg-info  # written there by earlier versions: it hid the mkdocs plugin
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 

@@ -49,9 +49,15 @@ TOOL = ["builder", "builder.commands", "builder.deployment", "builder.diff",
 SITE = ["site_plugins", "site_plugins.recipes"]
 """The mkdocs plugin: only where the site is built (an editable install; build_backend.py)."""
 WITH_SITE = os.environ.get("VLLM_RECIPES_WITH_SITE") == "1"
+EGG_BASE = Path(".build") / "egg-info"
+"""Where setuptools writes its `vllm_recipes.egg-info` (relative to the checkout, as pip runs
+this): not the checkout's root, which `python -m mkdocs` puts first on sys.path, so that a
+metadata copy written for a wheel (no mkdocs plugin) never hides the installed one's."""
+EGG_BASE.mkdir(parents=True, exist_ok=True)
 
 setup(
     cmdclass={"build_py": BuildWithCatalogue},
+    options={"egg_info": {"egg_base": str(EGG_BASE)}},
     packages=TOOL + (SITE if WITH_SITE else []),
     # The data layer's vLLM flag lists: `vllm-recipes check --recipes DIR` reads them.
     package_data={"vllm_recipes": ["data/*.json"], "site_plugins.recipes": ["*.mjs"]},

@@ -315,3 +315,19 @@ def test_an_editable_install_holds_the_site(tmp_path: Path) -> None:
     points, tops = found["prepare_metadata_for_build_wheel"]
     assert "mkdocs" not in points and "vllm-recipes = vllm_recipes_cli.cli:main" in points
     assert "site_plugins" not in tops
+
+
+def test_mkdocs_run_from_the_checkout_finds_the_recipes_plugin() -> None:
+    """`python -m mkdocs` puts the checkout first on sys.path: a `vllm_recipes.egg-info` there
+    (setuptools' default place, written by a wheel build without the site) would hide the
+    editable install's metadata and its mkdocs entry point (`make build` failed with "The
+    "recipes" plugin is not installed"). setup.py writes it under .build/ instead."""
+    probe = ("import importlib.metadata as m, json; from mkdocs.plugins import get_plugins; "
+             "print(json.dumps(['recipes' in get_plugins(), "
+             "sorted(str(d._path) for d in m.distributions() "  # type: ignore[attr-defined]
+             "if d.metadata['Name'] == 'vllm-recipes')]))")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                         text=True, check=True)
+    found, copies = json.loads(run.stdout)
+    assert found, copies
+    assert not (ROOT / "vllm_recipes.egg-info").exists()
