@@ -324,7 +324,7 @@ def test_mkdocs_run_from_the_checkout_finds_the_recipes_plugin() -> None:
     "recipes" plugin is not installed"). setup.py writes it under .build/ instead."""
     probe = ("import importlib.metadata as m, json; from mkdocs.plugins import get_plugins; "
              "print(json.dumps(['recipes' in get_plugins(), "
-             "sorted(str(d._path) for d in m.distributions() "  # type: ignore[attr-defined]
+             "sorted(str(d._path) for d in m.distributions() "
              "if d.metadata['Name'] == 'vllm-recipes')]))")
     run = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, check=True)
