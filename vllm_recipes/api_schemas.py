@@ -321,7 +321,10 @@ SCHEMAS: dict[str, Schema] = {
                  "required": [*_HEAD, "name", "deploy_type", "models"]},
     "hardware": {"description": "/hardware.json: brands, generations and hardware profiles, "
                                 "and which models run on each",
-                 **_strict({**_HEAD, "brands": _OBJ, "generations": _OBJ, "hardware": {
+                 **_strict({**_HEAD, "brands": _OBJ, "generations": _OBJ,
+                            "hardware_aliases": {"type": "object", "additionalProperties": _strict(
+                                {"hardware": _STR, "gpus": _INT})},
+                            "hardware": {
                      "type": "object", "additionalProperties": {
                          "type": "object", "required": ["display_name", "vram_gb", "models"],
                          "properties": {"models": {"$ref": "#/$defs/links"}}}}})},
