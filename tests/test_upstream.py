@@ -141,16 +141,22 @@ def test_a_recorded_commit_the_checkout_lacks_is_not_compared(
             "  Qwen/Qwen3-8B: the checkout lacks the recorded commit\n") in run.stdout
 
 
-def test_a_recorded_commit_off_the_checkouts_history_is_not_compared(
-        tmp_path: Path, public: tuple[Path, str]) -> None:
-    """A port recorded at a pull request's commit that the checkout has (a full clone fetches
-    it) but whose HEAD never merged: not compared, never "removed upstream"."""
-    repo, first = public
+def pull_request_commit(repo: Path) -> str:
+    """A pull request's commit adding New-1B, off HEAD's history (HEAD stays checked out)."""
     branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
     git(repo, "checkout", "-q", "-b", "pull-request")
     write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
     side = commit(repo, "a pull request's commit")
     git(repo, "checkout", "-q", branch)
+    return side
+
+
+def test_a_recorded_commit_off_the_checkouts_history_is_not_compared(
+        tmp_path: Path, public: tuple[Path, str]) -> None:
+    """A port recorded at a pull request's commit that the checkout has (a full clone fetches
+    it) but whose HEAD never merged: not compared, never "removed upstream"."""
+    repo, first = public
+    side = pull_request_commit(repo)
     tree = ported_tree(tmp_path, first)
     hf_id = "Qwen/Qwen3-8B"
     text = (tree / "models" / f"{hf_id}.yaml").read_text()
@@ -302,11 +308,7 @@ def test_a_manifest_commit_with_the_recorded_data_is_up_to_date(
     files too): the tree's manifest names that commit, the data is the recorded version's,
     so nothing changed."""
     repo, first = public
-    branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
-    git(repo, "checkout", "-q", "-b", "pull-request")
-    write(repo, "models/newco/New-1B.yaml", PUBLIC_NEW)
-    side = commit(repo, "a pull request's commit")
-    git(repo, "checkout", "-q", branch)
+    side = pull_request_commit(repo)
     tree = ported_tree(tmp_path, side)  # recorded at the side commit, off HEAD's history
     (repo / "MANIFEST.txt").write_text(f"models/Qwen/Qwen3-8B.yaml {first}\n")
     commit(repo, "manifest")
