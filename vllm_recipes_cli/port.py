@@ -416,10 +416,9 @@ def _features(public: Data, todo: list[str]) -> Data:
             out["strategies"] = feature["strategies"]
         if feature.get("hardware"):
             out["hardware"] = _keyed(feature["hardware"])
-        for key, override in (feature.get("hardware_overrides") or {}).items():
-            _unknown(f"features.{fid}.hardware_overrides.{key}", override, "args_override", todo)
         if feature.get("hardware_overrides"):
-            out["hardware_overrides"] = _args_overrides(feature["hardware_overrides"])
+            out["hardware_overrides"] = _args_overrides(feature["hardware_overrides"],
+                                                        f"features.{fid}", todo)
         if feature.get("modes"):
             if feature.get("default_mode"):
                 out["default_mode"] = feature["default_mode"]
@@ -445,15 +444,16 @@ def _mode(where: str, mid: str, mode: Data, todo: list[str]) -> Data:
         m["args"] = _args(mode["args"])
     if mode.get("env"):
         m["env"] = dict(mode["env"])
-    for key, override in (mode.get("hardware_overrides") or {}).items():
-        _unknown(f"{where}.hardware_overrides.{key}", override, "args_override", todo)
     if mode.get("hardware_overrides"):
-        m["hardware_overrides"] = _args_overrides(mode["hardware_overrides"])
+        m["hardware_overrides"] = _args_overrides(mode["hardware_overrides"], where, todo)
     return m
 
 
-def _args_overrides(overrides: Data) -> Data:
-    """A feature's or mode's `hardware_overrides` (`default` → `all`), arguments only."""
+def _args_overrides(overrides: Data, where: str, todo: list[str]) -> Data:
+    """A feature's or mode's `hardware_overrides` (`default` → `all`), arguments only; a key
+    beyond them is a TODO line (`where`: the feature's or mode's path)."""
+    for key, override in overrides.items():
+        _unknown(f"{where}.hardware_overrides.{key}", override, "args_override", todo)
     return {("all" if k == "default" else k): {"args": _args(v.get("args"))}
             for k, v in overrides.items()}
 
