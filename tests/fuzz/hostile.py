@@ -60,7 +60,10 @@ def builder(hf_id: str) -> Builder:
 def url_pairs(rng: random.Random, hf_id: str) -> list[tuple[str, str]]:
     """A URL query for a recipe's page: mostly real keys and values, some junk, foreign keys
     and repeated keys (a key never holds `=`: the URL cannot give one the CLI could take)."""
-    choices = builder(hf_id).choices
+    choices = dict(builder(hf_id).choices)
+    # the earlier node-shaped ids are hardware values too (read as a GPU and a count)
+    choices["hardware"] = [*choices.get("hardware", []),
+                           *builder_catalog().get("hardware_aliases", {})]
     keys = list(choices)
     pairs: list[tuple[str, str]] = []
     for _ in range(rng.choice((0, 1, 1, 2, 2, 3, 4, 7))):
