@@ -5,10 +5,12 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
 
 import pytest
 
 from tests.sitebuild import BUILT_FOR, BuiltSite, build
+from tests.vllm_parser.envs import XDIST_GROUP, Parsers
 
 # The command line's cache of validated recipes (vllm_recipes_cli/answer_cache.py): one of the
 # test session's own, not the user's.
@@ -32,3 +34,23 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
             assert run.returncode == 0, log
             log_file.write_text(log, encoding="utf-8")
     return BuiltSite(site_dir, log_file.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def parser() -> Iterator[Parsers]:
+    """vLLM's own `vllm serve` parser (`parser("vllm")`) and vLLM-Omni's (`parser("omni")`):
+    one check_argv.py process per kind for the whole session, started when a test first asks
+    for it (tests/vllm_parser/envs.py)."""
+    parsers = Parsers()
+    yield parsers
+    parsers.close()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every `vllm_parser` test runs on the same pytest-xdist worker (with `--dist loadgroup`,
+    pyproject.toml's addopts), so the parser processes start once per run, not once per
+    worker."""
+    for item in items:
+        if item.get_closest_marker("vllm_parser") is not None:
+            item.add_marker(pytest.mark.xdist_group(XDIST_GROUP))

@@ -6,7 +6,6 @@ kubernetes-validate, and vLLM's config-file rules."""
 from __future__ import annotations
 
 import json
-import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import jsonschema
 import kubernetes_validate
 import yaml
 
-from tests.vllm_parser.envs import CHECKER, PYTHONS
+from tests.vllm_parser.envs import Parser
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 KUBERNETES_VERSION = "1.37.0"
@@ -71,22 +70,10 @@ def config_argv(text: str) -> list[str]:
     return args
 
 
-def vllm_parser() -> tuple[Path, Path] | None:
-    """(python of the vLLM parser environment, tests/vllm_parser/check_argv.py) when both are
-    here (`make parser-envs`), None otherwise. The python is the one every parser test uses
-    (tests/vllm_parser/envs.py)."""
-    python = Path(PYTHONS["vllm"])
-    if not CHECKER.is_file() or not python.exists():
-        return None
-    return python, CHECKER
-
-
-def vllm_parser_error(config: Path, checker: tuple[Path, Path]) -> str | None:
-    """vLLM's own verdict on `vllm serve --config CONFIG` (None: it accepts it)."""
-    python, script = checker
+def vllm_parser_error(config: Path, parser: Parser) -> str | None:
+    """vLLM's own verdict on `vllm serve --config CONFIG` (None: it accepts it), from the
+    session's vLLM parser process (the `parser("vllm")` of every parser test)."""
     batch = {"path_flags": [], "commands": [
         {"argv": ["vllm", "serve", "--config", str(config)], "files": {}}]}
-    out = subprocess.run([str(python), str(script)], input=json.dumps(batch) + "\n",
-                         capture_output=True, text=True, check=True, timeout=600)
-    (verdict,) = json.loads(out.stdout.strip().splitlines()[-1])
+    (verdict,) = parser.ask(batch)
     return verdict["error"]

@@ -27,10 +27,10 @@ from tests.deploy_checks import (
     compose_problems,
     config_argv,
     kubernetes_problems,
-    vllm_parser,
     vllm_parser_error,
 )
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
+from tests.vllm_parser.envs import Parsers
 
 QWEN = "Qwen/Qwen3-8B"
 FLASH = "deepseek-ai/DeepSeek-V4-Flash"
@@ -259,16 +259,14 @@ def test_a_command_that_needs_the_shell_runs_through_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.vllm_parser
-def test_vllm_parser_accepts_the_config_file(tmp_path: Path) -> None:
+def test_vllm_parser_accepts_the_config_file(tmp_path: Path, parser: Parsers) -> None:
     """`vllm serve --config vllm-config.yaml` through vLLM 0.33.0's own parser, with the
-    parser check of tests/vllm_parser/ (like every vllm_parser test, it needs `make
-    parser-envs`; `make test-fast` leaves it out)."""
-    checker = vllm_parser()
-    assert checker is not None, "no vLLM parser environment: run `make parser-envs`"
+    parser check of tests/vllm_parser/, in its process (like every vllm_parser test, it needs
+    `make parser-envs`, and fails without it; `make test-fast` leaves it out)."""
     _, made = files(QWEN, {"hardware": "h100"})
     config = tmp_path / "vllm-config.yaml"
     config.write_text(made["vllm-config"]["text"], encoding="utf-8")
-    assert vllm_parser_error(config, checker) is None
+    assert vllm_parser_error(config, parser("vllm")) is None
 
 
 # ---------------------------------------------------------------------------- the CLI

@@ -8,7 +8,9 @@ whose results `api.py` writes, the functions the build calls). Each is checked i
 user runs it: `argv` where the pip install lays out its files, the Docker form (`vllm serve` +
 what follows the image) where the image and its mounts do. `check_argv.py` runs in the parser
 environments that `make parser-envs` installs (`requirements-parser*.lock`); without them these
-tests fail (the fast suite deselects the `vllm_parser` marker; `make test` never does).
+tests fail (the fast suite deselects the `vllm_parser` marker; `make test` never does). Every
+test here shares one check_argv.py process per parser environment: the session fixture `parser`
+(tests/vllm_parser/envs.py).
 """
 
 from __future__ import annotations
@@ -24,78 +26,16 @@ import pytest
 
 from builder import SelectionError, resolve
 from builder.commands.build import Builder
-from builder.commands.needed_files import CONTAINER_DIR, PATH_OPTIONS
+from builder.commands.needed_files import CONTAINER_DIR
 from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
-from tests.recipes_data import ROOT, builder_catalog, builder_recipe, grid_of, hf_ids
+from tests.recipes_data import builder_catalog, builder_recipe, grid_of, hf_ids
 from tests.test_render_matrix import _feature_queries, _task_queries
-from tests.vllm_parser.envs import CHECKER, OMNI_VERSION, PYTHONS
+from tests.vllm_parser.envs import OMNI_VERSION, PYTHONS, Parsers
 from vllm_recipes.flag_types import read_types, with_types, without_types
 from vllm_recipes.vllm_flags import FLAGS_FILE, OMNI_FLAGS_FILE
 
 pytestmark = pytest.mark.vllm_parser
-
-BATCH = 400
-
-
-class Parser:
-    """One check_argv.py process in a parser environment, fed batches line by line."""
-
-    def __init__(self, kind: str) -> None:
-        python = PYTHONS[kind]
-        if not Path(python).is_file():
-            pytest.fail(f"no parser environment at {python}: run `make parser-envs` (make test "
-                        "does); these tests never skip")
-        self.kind = kind
-        self.process = subprocess.Popen(
-            [python, "-W", "ignore", str(CHECKER), *(["--omni"] if kind == "omni" else [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, cwd=ROOT)
-        assert json.loads(self._read()) == {"ready": True}
-
-    def _read(self) -> str:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            pytest.fail(f"the {self.kind} parser process ended (exit {self.process.poll()})")
-        return line
-
-    def ask(self, request: dict[str, Any]) -> Any:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        return json.loads(self._read())
-
-    def check(self, commands: list[dict[str, Any]]) -> list[str | None]:
-        errors: list[str | None] = []
-        for start in range(0, len(commands), BATCH):
-            answers = self.ask({"path_flags": list(PATH_OPTIONS),
-                                "commands": commands[start:start + BATCH]})
-            errors += [answer["error"] for answer in answers]
-        return errors
-
-    def close(self) -> None:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
-        self.process.stdout.close()
-
-
-_parsers: dict[str, Parser] = {}
-
-
-@pytest.fixture(scope="module")
-def parser() -> Iterator[Any]:
-    def get(kind: str) -> Parser:
-        if kind not in _parsers:
-            _parsers[kind] = Parser(kind)
-        return _parsers[kind]
-
-    yield get
-    for started in _parsers.values():
-        started.close()
-    _parsers.clear()
-
 
 # --- what the site publishes ------------------------------------------------------------------
 
@@ -185,7 +125,7 @@ def _recipe_file(hf_id: str) -> str:
 
 
 @pytest.mark.parametrize("hf_id", hf_ids())
-def test_every_published_command_passes_vllms_own_parser(hf_id: str, parser: Any) -> None:
+def test_every_published_command_passes_vllms_own_parser(hf_id: str, parser: Parsers) -> None:
     commands = published(hf_id)
     assert commands, f"{hf_id}: no vllm serve command found"
     refused = []
@@ -201,7 +141,7 @@ def test_every_published_command_passes_vllms_own_parser(hf_id: str, parser: Any
     assert not refused, f"{len(refused)} refused:\n" + "\n".join(refused[:15])
 
 
-def test_the_parser_refuses_what_vllm_refuses(parser: Any) -> None:
+def test_the_parser_refuses_what_vllm_refuses(parser: Parsers) -> None:
     """The checker is not a rubber stamp: a misspelt flag, a bad choice, an unknown JSON key,
     a missing file and an unregistered parser are each refused, with vLLM's words."""
     model = ["vllm", "serve", "test-org/m"]
@@ -227,7 +167,7 @@ def test_the_parser_refuses_what_vllm_refuses(parser: Any) -> None:
     assert ok[:2] == [None, None] and ok[2] is not None and "nano_v3" in ok[2]
 
 
-def test_the_flag_lists_are_what_the_parsers_say(parser: Any) -> None:
+def test_the_flag_lists_are_what_the_parsers_say(parser: Parsers) -> None:
     """`make flags` writes these files from the parsers (and adds each option's value type
     from the same release's source, `vllm_recipes/flag_types.py`); a bump of either release
     that changes an option shows here until the files are regenerated."""
@@ -244,29 +184,13 @@ def test_the_flag_lists_are_what_the_parsers_say(parser: Any) -> None:
         {"flags": True}), f"{OMNI_FLAGS_FILE.name} is stale: run `make flags`"
 
 
-REGISTRIES = """
-import json, os
-os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
-from vllm.reasoning import ReasoningParserManager as R
-from vllm.tool_parsers.abstract_tool_parser import ToolParserManager as T
-print(json.dumps({
-    "--tool-call-parser": sorted({*T.tool_parsers, *T.lazy_parsers}),
-    "--reasoning-parser": sorted({*R.reasoning_parsers, *R.lazy_parsers}),
-}))
-"""
-
-
-def test_checks_parser_names_are_vllms_registries() -> None:
+def test_checks_parser_names_are_vllms_registries(parser: Parsers) -> None:
     """`vllm-recipes check` refuses a `--tool-call-parser` / `--reasoning-parser` outside the
     names the flag list keeps (`registered_names`, read from vLLM's source by `make flags`):
     exactly the names vLLM's own registries hold when `validate_api_server_args` runs, the
-    check this suite's parser applies to every published command."""
-    python = PYTHONS["vllm"]
-    if not Path(python).is_file():
-        pytest.fail(f"no parser environment at {python}: run `make parser-envs`")
-    live = json.loads(subprocess.run([python, "-W", "ignore", "-c", REGISTRIES],
-                                     capture_output=True, text=True, check=True,
-                                     cwd=ROOT).stdout.strip().splitlines()[-1])
+    check this suite's parser applies to every published command (asked of that process)."""
+    live = parser("vllm").ask({"registries": True})
+    assert set(live) == {"--tool-call-parser", "--reasoning-parser"}, live
     committed = json.loads(FLAGS_FILE.read_text(encoding="utf-8"))
     for option, names in live.items():
         assert committed[option]["registered_names"] == names, option
