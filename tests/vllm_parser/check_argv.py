@@ -293,6 +293,11 @@ class Checker:
             # checks run for every command: stricter, never looser.
             hf_utils.is_diffusion_model = lambda *args, **kwargs: False
             self.command = OmniServeCommand()
+        self.empty = Path(tempfile.mkdtemp(prefix="vllm-argv-empty-"))
+        """Where a command with no `files` runs (an empty directory, made once)."""
+
+    def close(self) -> None:
+        shutil.rmtree(self.empty, ignore_errors=True)
 
     def parse(self, tokens: list[str]) -> argparse.Namespace:
         stderr = io.StringIO()
@@ -308,13 +313,19 @@ class Checker:
         if argv[:2] != ["vllm", "serve"]:
             return f"not a vllm serve command: {argv[:2]}"
         saved = _snapshot()
-        modules = set(sys.modules)
+        # a plugin file of this command may be imported: forget it after (none without files)
+        modules = set(sys.modules) if files else None
         here = os.getcwd()
-        root = Path(tempfile.mkdtemp(prefix="vllm-argv-"))
+        fresh = bool(files) or bool(os.listdir(self.empty))
+        root = Path(tempfile.mkdtemp(prefix="vllm-argv-")) if fresh else None
         try:
-            rerooted = _lay_out(root, files)
-            (root / "cwd").mkdir(exist_ok=True)
-            os.chdir(root / "cwd")
+            if root is None:  # nothing to lay out: the empty directory, as a fresh one
+                rerooted = {}
+                os.chdir(self.empty)
+            else:
+                rerooted = _lay_out(root, files)
+                (root / "cwd").mkdir(exist_ok=True)
+                os.chdir(root / "cwd")
             return self._check(_reroot(argv[2:], rerooted), path_flags, rerooted)
         except Exception as error:
             if os.environ.get("CHECK_ARGV_TRACE"):
@@ -324,9 +335,10 @@ class Checker:
             return f"{type(error).__name__}: {error}".strip()
         finally:
             os.chdir(here)
-            shutil.rmtree(root, ignore_errors=True)
+            if root is not None:
+                shutil.rmtree(root, ignore_errors=True)
             _restore(saved)
-            for name in set(sys.modules) - modules:
+            for name in set(sys.modules) - modules if modules is not None else ():
                 if not name.startswith(("vllm", "transformers", "torch")):
                     del sys.modules[name]
 
@@ -401,7 +413,14 @@ def main(argv: list[str]) -> int:
     options.add_argument("--flags", action="store_true", help="print the option table")
     args = options.parse_args(argv)
     checker = Checker(args.omni)
-    if args.flags:
+    try:
+        return serve(checker, args.flags)
+    finally:
+        checker.close()
+
+
+def serve(checker: Checker, flags: bool) -> int:
+    if flags:
         print(json.dumps(table(checker), indent=1, sort_keys=True))
         return 0
     print(json.dumps({"ready": True}), flush=True)
