@@ -16,10 +16,10 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
-from .compose import Context, size_override, sizing_args
+from .compose import Context, cards_name, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
 from .fit import fit_refusal, unfit_reason, variant_facts
-from .offering import label
+from .offering import label, named_counts
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
@@ -126,8 +126,13 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
+        # The GPUs its memory is checked on: the recipe's own size on a single GPU, or the
+        # GPUs asked for where the recipe names that count of this GPU (`rtx_5090@2`).
+        named = (gpus if gpus is not None and hw.get("max_gpus")
+                 and gpus in named_counts(recipe, variant_id, hw_id) else None)
         problem = _match_reason(recipe, variant_id, variant, strategy, hw,
-                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
+                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id)
+                                or named)
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -137,7 +142,7 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
-    if gpus is not None and deploy.omni:
+    if gpus is not None and deploy.omni and not hw.get("max_gpus"):
         return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
     if gpus is not None and not deploy.one_node and gpus % hw["gpu_count"]:
         return (f"{name} runs on whole {hw_name} nodes of {hw['gpu_count']} GPUs; gpus= "
@@ -271,8 +276,8 @@ def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str
     hw_id = sel["hardware"]
     hw = catalog["hardware"][hw_id]
     name = feature_label(fid, feature)
-    if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
-        return f"{name} is not supported on {hw['display_name']}"
+    if most_specific(feature.get("hardware", {}), hw_id, hw, _count(sel, hw)) == "unsupported":
+        return f"{name} is not supported on {cards_name(hw, sel.get(GPUS))}"
     strategies = feature.get("strategies")
     if strategies is not None and sel["strategy"] not in strategies:
         strategy_name = catalog["strategies"][sel["strategy"]]["display_name"]
@@ -295,8 +300,8 @@ def mode_reason(
     if allowed is not None and sel["variant"] not in allowed:
         names = " or ".join(label(v, recipe["variants"][v]) for v in allowed)
         return f"{mode['label']} needs the {names} checkpoint (Variant row)"
-    if most_specific(mode.get("hardware", {}), hw_id, hw) == "unsupported":
-        return f"{mode['label']} is not supported on {hw['display_name']}"
+    if most_specific(mode.get("hardware", {}), hw_id, hw, _count(sel, hw)) == "unsupported":
+        return f"{mode['label']} is not supported on {cards_name(hw, sel.get(GPUS))}"
     return None
 
 
@@ -330,11 +335,21 @@ def default_frontend(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> str
     return deploy_type(catalog["strategies"][sel["strategy"]]).frontend or "rust"
 
 
-def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
-    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it)."""
+def _count(sel: Mapping[str, str], hw: Data) -> int | None:
+    """The GPU count a count-qualified hardware key is matched against (`Context.count`):
+    the selection's, else one card of a single-GPU id."""
+    gpus = sel.get(GPUS)
+    return int(gpus) if gpus else (1 if hw.get("max_gpus") else None)
+
+
+def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str, gpus: str | None = None
+           ) -> bool:
+    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it;
+    `gpus`: the selection's GPU count)."""
     value = recipe["features"][fid].get("opt_in", False)
     if isinstance(value, bool):
         return value
     hw = catalog["hardware"][hw_id]
-    return most_specific(dict.fromkeys(value, True), hw_id, hw) is not None
+    return most_specific(dict.fromkeys(value, True), hw_id, hw,
+                         _count({GPUS: gpus} if gpus else {}, hw)) is not None
 
