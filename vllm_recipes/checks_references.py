@@ -46,7 +46,8 @@ class _Names:
         if alias is None:
             return None
         return (f"{name!r} is an alias of {alias.hardware} × {alias.gpus}; name the GPU id "
-                f"{alias.hardware!r} (its count: `tp`/`parallel_size` or the `gpus` selection)")
+                f"{alias.hardware!r} (its count: `tp`/`parallel_size`, the `gpus` selection, or "
+                f"the key at a count, {alias.hardware}@{alias.gpus})")
 
     def counted(self, name: str) -> str | None:
         """The problem of a count-qualified key (`rtx_5090@2`): its id names a GPU of the

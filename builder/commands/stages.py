@@ -142,8 +142,10 @@ def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
         if variant_id is None:
             support = recipe_support(recipe, hw_id, hardware[hw_id])
             name = hardware[hw_id]["display_name"]
-            why = (r.variant_reason(next(iter(variants)), hw_id) or
-                   r.count_reason(next(iter(variants)), hw_id, gpus or "1"))
+            why = r.variant_reason(next(iter(variants)), hw_id)
+            if why is None and gpus is not None:  # offered here, at other counts
+                raise SelectionError(GPUS, r.count_reason(next(iter(variants)), hw_id, gpus)
+                                     or f"no checkpoint of this recipe runs on {gpus} GPUs")
             raise SelectionError("hardware", hardware_reason(hardware[hw_id]) or (
                 f"this recipe is not offered on {name}" if support is None
                 else f"no checkpoint of this recipe runs on {name}: {why}"))
