@@ -126,6 +126,7 @@ def test_check_refuses_bad_count_keys_with_file_line_field_message(tmp_path: Pat
     new = "verified: [gb300, rtx_5090@3, rtx_5090@two, nosuch@2, rtx_5090_2x@2, h200@16]"
     assert old in text
     text = text.replace(old, new).replace("tp: {rtx_5090@2: 2}", "tp: {rtx_5090@0: 2}")
+    text += "strategy_hardware:\n  single_node_tp: {rtx_5090@2: unsupported}\n"
     tree = small_tree(tmp_path, {QWEN: text})
     run = run_check(tree)
     assert run.returncode == 1
@@ -140,6 +141,9 @@ def test_check_refuses_bad_count_keys_with_file_line_field_message(tmp_path: Pat
         "rtx_5090@2",
         f"{tp}: variants.nvfp4.tp.rtx_5090@0: 'rtx_5090@0': the GPU count after '@' is a whole "
         "number from 1, not '0'",
+        f"recipes/models/{QWEN}.yaml:{len(lines)}: strategy_hardware.single_node_tp.rtx_5090@2: "
+        "'rtx_5090@2': a GPU count is not read here (it is decided later); name the hardware "
+        "without '@'",
     ]:
         assert expected in run.stdout, run.stdout
     assert "h200@16" not in run.stdout  # two whole 8-GPU nodes of a multi-node strategy

@@ -75,11 +75,19 @@ class _Names:
                 else "")
         return (f"{name!r}: {gpus} GPUs; one {hw.display_name} node holds 1 to {most}{more}")
 
-    def need_keys(self, where: tuple[Any, ...], names: Any) -> None:
+    def need_keys(self, where: tuple[Any, ...], names: Any, counts: bool = True) -> None:
+        """Hardware keys; with `counts`, hardware ids at a GPU count too (elsewhere the
+        resolution reads no count: strategy support, prefill/decode pools, precision)."""
         for index, name in enumerate(names):
             if name in self.keys:
                 continue
-            problem = self.counted(name) if split_count(name)[1] is not None else (
+            counted = split_count(name)[1] is not None
+            if counted and not counts:
+                self.problems.add(_where(where, names, index, name),
+                                  f"{name!r}: a GPU count is not read here (it is decided "
+                                  "later); name the hardware without '@'")
+                continue
+            problem = self.counted(name) if counted else (
                 self.alias(name)
                 or f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
                 "a generation, arch:<compute_arch> from recipes/hardware.yaml, or a hardware "
@@ -127,7 +135,7 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
             problems.in_guide(guide.lines.get(hw_id), "guide", problem)
     names.need_strategies(("strategy_hardware",), r.strategy_hardware)
     for sid, mapping in r.strategy_hardware.items():
-        names.need_keys(("strategy_hardware", sid), mapping)
+        names.need_keys(("strategy_hardware", sid), mapping, counts=False)
     names.need_strategies(("strategy_overrides",), r.strategy_overrides)
     for sid, overrides in r.strategy_overrides.items():
         names.need_keys(("strategy_overrides", sid), overrides)
@@ -146,13 +154,14 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     for vid, variant in r.variants.items():
         at = ("variants", vid)
         names.need_keys((*at, "hardware"), variant.hardware or [])
-        names.need_keys((*at, "precision_hardware"), variant.precision_hardware or [])
+        names.need_keys((*at, "precision_hardware"), variant.precision_hardware or [],
+                        counts=False)
         names.need_keys((*at, "tp"), variant.tp)
         names.need_keys((*at, "hardware_overrides"), variant.hardware_overrides)
         names.need_strategies((*at, "strategy_overrides"), variant.strategy_overrides)
         for sid, overrides in variant.strategy_overrides.items():
             names.need_keys((*at, "strategy_overrides", sid), overrides)
-    names.need_keys(("pd",), r.pd)
+    names.need_keys(("pd",), r.pd, counts=False)
     for tid, task in (r.omni.tasks if r.omni else {}).items():
         names.need_keys(("omni", "tasks", tid, "hardware_overrides"), task.hardware_overrides)
 
