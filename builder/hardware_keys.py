@@ -25,7 +25,6 @@ ALL = "all"
 """The key that names every hardware."""
 COUNT_MARK = "@"
 """Joins a hardware id and a GPU count in a key (`rtx_5090@2`)."""
-_MISSING = object()
 
 
 def counted(hw_id: str, gpus: int) -> str:
@@ -79,12 +78,26 @@ def ranked(
     mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any], gpus: int | None = None
 ) -> list[tuple[int, str, T]]:
     """(rank, key, value) of the entries of ``mapping`` whose key names the hardware at
-    ``gpus`` GPUs, least specific first."""
+    ``gpus`` GPUs, least specific first (`specificity` inlined: every override layer of
+    every command asks this)."""
+    arch, generation, brand = "arch:" + hw["compute_arch"], hw["generation"], hw["brand"]
     found = []
     for key, value in mapping.items():
-        rank = specificity(key, hw_id, hw, gpus)
-        if rank is not None:
-            found.append((rank, key, value))
+        if key == hw_id:
+            rank = EXACT
+        elif key == arch:
+            rank = ARCH
+        elif key == generation:
+            rank = GENERATION
+        elif key == brand:
+            rank = BRAND
+        elif key == ALL:
+            rank = EVERY
+        elif gpus is not None and COUNT_MARK in key and key == counted(hw_id, gpus):
+            rank = COUNT
+        else:
+            continue
+        found.append((rank, key, value))
     found.sort(key=lambda entry: entry[0])
     return found
 
@@ -96,15 +109,14 @@ def most_specific(mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any],
     every option of every pill row)."""
     if not mapping:
         return None
-    if gpus is not None:
-        value = mapping.get(counted(hw_id, gpus), _MISSING)
-        if value is not _MISSING:
-            return value  # type: ignore[return-value]
     arch, generation, brand = "arch:" + hw["compute_arch"], hw["generation"], hw["brand"]
     best, found = EVERY - 1, None
     for key, value in mapping.items():
         if key == hw_id:
-            return value  # nothing else is more specific, and a mapping holds a key once
+            if gpus is None:
+                return value  # nothing else is more specific, and a mapping holds a key once
+            best, found = EXACT, value  # only the id at this count is more specific
+            continue
         if key == arch:
             rank = ARCH
         elif key == generation:
@@ -113,6 +125,10 @@ def most_specific(mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any],
             rank = BRAND
         elif key == ALL:
             rank = EVERY
+        elif gpus is not None and COUNT_MARK in key:
+            if key == counted(hw_id, gpus):
+                return value
+            continue
         else:
             continue
         if rank >= best:

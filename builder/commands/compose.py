@@ -103,6 +103,10 @@ class Context:
     brand: Data = field(init=False)
     variant: Data = field(init=False)
     strategy: Data = field(init=False)
+    count: int | None = field(init=False)
+    """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against:
+    the GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else
+    none (a node's key names it at any count)."""
 
     def __post_init__(self) -> None:
         sel = self.selection
@@ -112,6 +116,9 @@ class Context:
         object.__setattr__(self, "brand", self.catalog["brands"][hw["brand"]])
         object.__setattr__(self, "variant", self.recipe["variants"][sel["variant"]])
         object.__setattr__(self, "strategy", self.catalog["strategies"][sel["strategy"]])
+        gpus = sel.get("gpus")
+        object.__setattr__(self, "count", int(gpus) if gpus else (
+            1 if hw.get("max_gpus") else None))
 
     # ------------------------------------------------------------------ basic facts
 
@@ -194,13 +201,6 @@ class Context:
         """The GPUs the selection asks for (its `gpus`), None when it does not say."""
         value = self.selection.get("gpus")
         return int(value) if value else None
-
-    @cached_property
-    def count(self) -> int | None:
-        """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against:
-        the GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else
-        none (a node's key names it at any count)."""
-        return self.gpus or (1 if self.hw.get("max_gpus") else None)
 
     @cached_property
     def profile_pick(self) -> Pick | None:  # `profile_choice`, worked out once

@@ -31,25 +31,29 @@ from ..types import Data
 from ..vocabulary import PRECISION_HARDWARE
 from . import legacy_gpus
 
-__all__ = ["count_reason", "default_hardware", "gpu_counts", "label", "listed_counts",
-           "named_counts",
-           "precision_keys", "recipe_support", "variant_hardware", "variant_reason",
-           "variant_runs_on"]
+__all__ = ["count_reason", "counted_ids", "default_hardware", "gpu_counts", "label",
+           "listed_counts", "named_counts", "narrowing", "precision_keys", "recipe_support",
+           "variant_hardware", "variant_reason", "variant_runs_on"]
 
 
 def label(variant_id: str, variant: Data) -> str:
     return variant.get("label") or variant_id
 
 
-def recipe_support(recipe: Data, hw_id: str, hw: Data) -> str | None:
+def recipe_support(recipe: Data, hw_id: str, hw: Data,
+                   counted: frozenset[str] | None = None) -> str | None:
     """How the recipe offers this hardware (verified, supported, experimental); None if not.
-    Restricted hardware counts as named only by its own id (with or without a count)."""
+    Restricted hardware counts as named only by its own id (with or without a count).
+    `counted`: the recipe's `counted_ids`, when the caller has them."""
     verified = recipe.get("verified", ())
-    if hw_id in verified or listed_counts(verified, hw_id):
+    if hw_id in verified:
+        return "verified"
+    named_at_counts = hw_id in (counted_ids(recipe) if counted is None else counted)
+    if named_at_counts and listed_counts(verified, hw_id):
         return "verified"
     mapping = recipe.get("hardware") or {}
     declared = _plain_support(mapping, hw_id, hw)
-    if declared is None or declared == "unsupported":
+    if named_at_counts and (declared is None or declared == "unsupported"):
         counted = [mapping[key] for key in mapping if split_count(key)[0] == hw_id
                    and key != hw_id and mapping[key] != "unsupported"]
         declared = counted[0] if counted else declared
@@ -70,6 +74,15 @@ def listed_counts(keys: Any, hw_id: str) -> list[int]:
     prefix = hw_id + COUNT_MARK
     return sorted(int(key[len(prefix):]) for key in keys
                   if key.startswith(prefix) and key[len(prefix):].isdigit())
+
+
+def counted_ids(recipe: Data) -> frozenset[str]:
+    """The hardware ids the recipe's lists and `hardware` map name at a count (`rtx_5090` for
+    `rtx_5090@2`): only these have `gpu_counts` to work out."""
+    keys = [*recipe.get("verified", ()), *(recipe.get("hardware") or {})]
+    for variant in recipe["variants"].values():
+        keys += variant.get("hardware") or ()
+    return frozenset(split_count(key)[0] for key in keys if COUNT_MARK in key)
 
 
 def gpu_counts(recipe: Data, variant_id: str, hw_id: str, hw: Data
@@ -112,12 +125,13 @@ def named_counts(recipe: Data, variant_id: str, hw_id: str) -> list[int]:
     return listed_counts(keys, hw_id)
 
 
-def count_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str, gpus: int
-                 ) -> str | None:
-    """Why the variant is not offered at `gpus` GPUs of `hw_id` (`gpu_counts`); None when
-    it is."""
+def count_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str, gpus: int,
+                 allowed: frozenset[int] | None = None) -> str | None:
+    """Why the variant is not offered at `gpus` GPUs of `hw_id` (`gpu_counts`, or its
+    `allowed` counts when the caller has them); None when it is."""
     hw = catalog["hardware"][hw_id]
-    allowed, _ = gpu_counts(recipe, variant_id, hw_id, hw)
+    if allowed is None:
+        allowed, _ = gpu_counts(recipe, variant_id, hw_id, hw)
     if allowed is None or gpus in allowed:
         return None
     counts = " or ".join(f"{n}×" for n in sorted(allowed))
@@ -134,11 +148,12 @@ def precision_keys(variant: Data) -> list[str] | None:
 
 
 def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
-                   offered: bool | None = None, named: frozenset[str] | None = None
+                   offered: bool | None = None, named: frozenset[str] | None = None,
+                   narrowed: tuple[list[str] | None, list[str] | None] | None = None
                    ) -> str | None:
     """Why variant `variant_id` is not offered on `hw_id`; None when it is. `offered`:
-    whether the recipe offers `hw_id` (`recipe_support`), and `named`: the hardware's
-    `names`, when the caller knows them."""
+    whether the recipe offers `hw_id` (`recipe_support`), `named`: the hardware's `names`,
+    and `narrowed`: the variant's `narrowing`, when the caller knows them."""
     hw = catalog["hardware"][hw_id]
     variant = recipe["variants"][variant_id]
     name = hw["display_name"]
@@ -149,7 +164,7 @@ def variant_reason(catalog: Data, recipe: Data, variant_id: str, hw_id: str,
     legacy = legacy_gpus.variant_reason(recipe, variant_id, hw)
     if legacy:
         return legacy
-    own, keys = _narrowing(variant)
+    own, keys = narrowing(variant) if narrowed is None else narrowed
     refused = _refused_by(own, keys, names(hw_id, hw) if named is None else named)
     if refused == "hardware":
         return f"{label(variant_id, variant)} is not offered on {name}"
@@ -167,7 +182,7 @@ def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list
     hardware = catalog["hardware"]
     offered = [h for h in offered
                if legacy_gpus.variant_reason(recipe, variant_id, hardware[h]) is None]
-    own, keys = _narrowing(recipe["variants"][variant_id])
+    own, keys = narrowing(recipe["variants"][variant_id])
     if own is None and keys is None:
         return offered
     if named is None:
@@ -175,7 +190,7 @@ def variant_hardware(catalog: Data, recipe: Data, variant_id: str, offered: list
     return [h for h in offered if _refused_by(own, keys, named(h)) is None]
 
 
-def _narrowing(variant: Data) -> tuple[list[str] | None, list[str] | None]:
+def narrowing(variant: Data) -> tuple[list[str] | None, list[str] | None]:
     """The variant's own hardware keys (a count-qualified key names its GPU; its count is
     `gpu_counts`') and its precision's (None: not narrowed by it)."""
     own = variant.get("hardware")

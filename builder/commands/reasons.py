@@ -128,11 +128,12 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
         # The GPUs its memory is checked on: the recipe's own size on a single GPU, or the
         # GPUs asked for where the recipe names that count of this GPU (`rtx_5090@2`).
-        named = (gpus if gpus is not None and hw.get("max_gpus")
-                 and gpus in named_counts(recipe, variant_id, hw_id) else None)
-        problem = _match_reason(recipe, variant_id, variant, strategy, hw,
-                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id)
-                                or named)
+        # (Worked out only when one node's memory does not hold it.)
+        def sized() -> int | None:
+            named = (gpus if gpus is not None and hw.get("max_gpus")
+                     and gpus in named_counts(recipe, variant_id, hw_id) else None)
+            return _own_size(catalog, recipe, hw_id, variant_id, strategy_id) or named
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw, sized)
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -179,9 +180,10 @@ def _own_size(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
 
 
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
-                  hw: Data, gpus: int | None = None) -> str | None:
+                  hw: Data, sized: Callable[[], int | None] = lambda: None) -> str | None:
     """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
-    memory on one node); the rest are `strategy_hardware_reason`'s."""
+    memory on one node, or on the GPUs `sized` gives: asked only when one node does not hold
+    it); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
     name, hw_name = strategy["display_name"], hw["display_name"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
@@ -191,7 +193,7 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
                 and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         # One node's memory, or the count the recipe itself sets on a single GPU (`_own_size`).
-        if not fits and not (gpus is not None and fits_one_node(variant, hw, gpus)):
+        if not fits and not ((gpus := sized()) is not None and fits_one_node(variant, hw, gpus)):
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
