@@ -147,3 +147,31 @@ def test_check_refuses_bad_count_keys_with_file_line_field_message(tmp_path: Pat
     ]:
         assert expected in run.stdout, run.stdout
     assert "h200@16" not in run.stdout  # two whole 8-GPU nodes of a multi-node strategy
+
+
+@pytest.mark.parametrize("hf_id", [QWEN, MUSE, H3])
+def test_unavailable_at_each_count_is_what_resolving_each_option_says(hf_id: str) -> None:
+    """tests/test_unavailable_agrees.py's check, on the selections a count key changes: each
+    migrated GPU alone, at each count, and with each variant (a variant listed at a count
+    pins it)."""
+    from tests.test_unavailable_agrees import _by_definition
+
+    catalog, recipe = builder_catalog(), builder_recipe(hf_id)
+    kept = Builder(catalog, recipe)
+    checked = 0
+    for gpu in ("rtx_5090", "rtx_4090", "rtx_pro_6000"):
+        for extra in [{}, {"gpus": "1"}, {"gpus": "2"},
+                      *({"variant": v} for v in recipe["variants"]),
+                      *({"variant": v, "gpus": "2"} for v in recipe["variants"])]:
+            query = {"hardware": gpu, **extra}
+            try:
+                result = build(catalog, recipe, query)
+            except SelectionError as error:
+                with pytest.raises(SelectionError) as again:
+                    kept.build(query)
+                assert (again.value.key, again.value.reason) == (error.key, error.reason)
+                continue
+            assert result["unavailable"] == _by_definition(recipe, query, result["selection"])
+            assert kept.build(query) == result, query
+            checked += 1
+    assert checked > 0
