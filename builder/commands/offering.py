@@ -54,9 +54,9 @@ def recipe_support(recipe: Data, hw_id: str, hw: Data,
     mapping = recipe.get("hardware") or {}
     declared = _plain_support(mapping, hw_id, hw)
     if named_at_counts and (declared is None or declared == "unsupported"):
-        counted = [mapping[key] for key in mapping if split_count(key)[0] == hw_id
-                   and key != hw_id and mapping[key] != "unsupported"]
-        declared = counted[0] if counted else declared
+        at_counts = [mapping[key] for key in mapping if split_count(key)[0] == hw_id
+                     and key != hw_id and mapping[key] != "unsupported"]
+        declared = at_counts[0] if at_counts else declared
     return None if declared is None or declared == "unsupported" else declared
 
 
