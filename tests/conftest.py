@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from _pytest.nodeid import NodeId
 
 from tests.sitebuild import BUILT_FOR, BuiltSite, build
 from tests.vllm_parser.envs import XDIST_GROUP, Parsers
@@ -46,11 +47,23 @@ def parser() -> Iterator[Parsers]:
     parsers.close()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every `vllm_parser` test runs on the same pytest-xdist worker (with `--dist loadgroup`,
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]
+                                  ) -> Iterator[None]:
+    """Every `vllm_parser` test runs on the same pytest-xdist worker (`--dist loadgroup`,
     pyproject.toml's addopts), so the parser processes start once per run, not once per
     worker."""
-    for item in items:
+    for item in items:  # before pytest-xdist's hook reads the groups
         if item.get_closest_marker("vllm_parser") is not None:
             item.add_marker(pytest.mark.xdist_group(XDIST_GROUP))
+    yield
+    # pytest-xdist 3.8 tells its scheduler an item's group by appending "@group" to the node
+    # id, through an attribute pytest 9.2 no longer reads (pytest-dev/pytest-xdist#1386): the
+    # tests would be spread over the workers, each starting the parser processes. Do it the
+    # way pytest 9.2 keeps node ids, unless pytest-xdist already did.
+    if getattr(config.option, "loadgroup", False):  # a worker of --dist loadgroup
+        suffix = f"@{XDIST_GROUP}"
+        for item in items:
+            if (item.get_closest_marker("vllm_parser") is not None
+                    and not item.nodeid.endswith(suffix)):
+                item._id = NodeId.parse(item.nodeid + suffix)  # type: ignore[attr-defined]
