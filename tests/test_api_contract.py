@@ -514,11 +514,13 @@ def test_the_feeds_hold_the_newest_recipe_changes_with_real_dates(built_site: Bu
     assert len(items) == FEED_SIZE
     dates = [item["date_published"] for item in items]
     assert dates == sorted(dates, reverse=True)
-    # from git, not the build's day: the newest change to a recipe's own files (a change to
+    # from git, not the build's day: the newest change to a recipe's own files (its YAML,
+    # guide, facts, performance estimates, deployments: loader.recipe_sources; a change to
     # the hardware catalog or the strategies is no recipe's entry)
     newest = next(c for c in changes(ROOT / "recipes")
-                  if c.path.is_relative_to(ROOT / "recipes" / "models")
-                  or c.path.is_relative_to(ROOT / "recipes" / "facts"))
+                  if any(c.path.is_relative_to(ROOT / "recipes" / folder) for folder in (
+                      "models", "facts", "performance", "deployments"))
+                  and c.path.name != "COVERAGE.md" and c.path.name != "coverage.json")
     assert dates[0] == newest.date
     atom = ElementTree.parse(built_site.root / "feed.xml").getroot()
     ns = "{http://www.w3.org/2005/Atom}"
