@@ -384,7 +384,9 @@ def test_a_profile_picks_on_every_gpu_count_the_builder_renders(capsys: Any) -> 
     commands = {}
     for profile in ("balanced", "latency", "throughput"):
         assert main([QWEN, "hardware=h200", "gpus=2", f"profile={profile}", "--json"]) == 0
-        document = json.loads(capsys.readouterr().out)["recommended_command"]
+        full = json.loads(capsys.readouterr().out)
+        jsonschema.validate(full, published("cli"))
+        document = full["recommended_command"]
         commands[profile] = document["command"]
         performance = document["performance"]
         assert performance["estimated"] is True
