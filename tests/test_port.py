@@ -380,6 +380,8 @@ def test_a_node_shaped_id_becomes_its_gpu_at_the_count_wherever_a_key_is_written
     ours, todo, notes = port_noted(
         meta__hardware={"b300": "verified", "rtx_5090": "verified", "rtx_5090_2x": "verified",
                         "rtx_pro_6000_4x": "supported", "rtx_4090_2x": "unsupported"},
+        model__docker_image={"nvidia": "vllm/vllm-openai:v0.28.0",
+                             "rtx_5090_2x": "vllm/vllm-openai:qwen38"},
         hardware_opt_in_features={"rtx_5090_2x": ["reasoning"]},
         hardware_overrides={"rtx_pro_6000_4x": {"extra_env": {"NCCL_P2P_DISABLE": "1"}}},
         variants__default__supported_hardware=["b300", "rtx_5090", "rtx_5090_2x"],
@@ -392,6 +394,8 @@ def test_a_node_shaped_id_becomes_its_gpu_at_the_count_wherever_a_key_is_written
     assert ours["verified"] == ["b300", "rtx_5090", "rtx_5090@2"]
     # rtx_pro_6000 is restricted: offered by naming it, here at its count
     assert ours["hardware"] == {"rtx_4090@2": "unsupported", "rtx_pro_6000@4": "supported"}
+    assert ours["model"]["docker_image"] == {"nvidia": "vllm/vllm-openai:v0.28.0",
+                                             "rtx_5090@2": "vllm/vllm-openai:qwen38"}
     assert ours["features"]["reasoning"]["opt_in"] == ["rtx_5090@2"]
     assert ours["features"]["reasoning"]["hardware_overrides"] == {"rtx_5090@2": {"args": ["--x"]}}
     assert ours["hardware_overrides"] == {"rtx_pro_6000@4": {
@@ -406,7 +410,8 @@ def test_a_node_shaped_id_becomes_its_gpu_at_the_count_wherever_a_key_is_written
     assert not any(k in yaml.safe_dump(ours) for k in ("_2x", "_4x"))
     assert not [t for t in todo if "is not in recipes/hardware.yaml" in t]
     assert notes[0] == ("rtx_5090_2x (public) is rtx_5090@2 here (hardware_aliases in "
-                        "recipes/hardware.yaml): meta.hardware, hardware_opt_in_features, "
+                        "recipes/hardware.yaml): meta.hardware, model.docker_image, "
+                        "hardware_opt_in_features, "
                         "features.reasoning.hardware_overrides, variants.default.supported_hardware"
                         ", variants.default.tp, variants.default.hardware_overrides")
     assert [n.split(" (public)")[0] for n in notes] == [

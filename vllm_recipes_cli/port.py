@@ -101,7 +101,8 @@ Data = dict[str, Any]
 # Where the public format keys by hardware (`*`: every key or item), read by `_aliased`: with
 # a GPU count (`COUNTED`) and without one (`UNCOUNTED`: our `default_hardware` and
 # `strategy_hardware` read no count).
-COUNTED = (("meta", "hardware"), ("hardware_opt_in_features",), ("hardware_overrides",),
+COUNTED = (("meta", "hardware"), ("model", "docker_image"), ("hardware_opt_in_features",),
+           ("hardware_overrides",),
            ("features", "*", "hardware"), ("features", "*", "hardware_overrides"),
            ("features", "*", "modes", "*", "hardware"),
            ("features", "*", "modes", "*", "hardware_overrides"),
