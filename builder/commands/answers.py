@@ -15,11 +15,12 @@ from ..hardware_keys import names
 from ..types import Data
 from ..vocabulary import OFF
 from .compose import Context
+from .count_answers import CountAnswers
 from .deploy_types import context, deploy_type
 from .install import install_refusals
 from .kv_offload import offload_reason
 from .memo import MISS, Memo, kept
-from .offering import default_hardware, variant_hardware, variant_reason
+from .offering import counted_ids, default_hardware, narrowing, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .query import GPUS, choices, offered_hardware, recipe_strategies
@@ -35,7 +36,7 @@ from .stages import stage_index
 __all__ = ["Answers"]
 
 
-class Answers:
+class Answers(CountAnswers):
     """One recipe's kept answers (see the module docstring). The catalog and recipe must not
     change while it is in use."""
 
@@ -52,6 +53,7 @@ class Answers:
         self.tasks = task_ids(recipe)
         """A vLLM-Omni recipe's tasks, in order (none for the others)."""
         self.choices = choices(catalog, recipe, self.offered)
+        self.counted_ids = counted_ids(recipe)
         self.stage = stage_index(self.features)
         """Selection key → the index in `STAGES` of the stage it enters."""
 
@@ -69,7 +71,8 @@ class Answers:
         if found is MISS:
             found = self.memo[key] = variant_reason(
                 self.catalog, self.recipe, variant_id, hw_id, hw_id in self._offered,
-                self.names(hw_id))
+                self.names(hw_id), kept(self.memo, ("narrowing", variant_id), narrowing,
+                                        self.recipe["variants"][variant_id]))
         return found
 
     def runs_on(self, variant_id: str) -> list[str]:
@@ -179,16 +182,16 @@ class Answers:
         return None
 
     def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None:
-        """`feature_reason`, kept per hardware, variant, strategy and feature."""
-        key = ("feature", sel["hardware"], sel["variant"], sel["strategy"], fid)
+        """`feature_reason`, kept per hardware, variant, strategy, GPUs and feature."""
+        key = ("feature", sel["hardware"], sel["variant"], sel["strategy"], sel.get(GPUS), fid)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = feature_reason(self.catalog, self.recipe, sel, fid)
         return found
 
     def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None:
-        """`mode_reason`, kept per hardware, variant, feature and mode."""
-        key = ("mode", sel["hardware"], sel["variant"], fid, mode_id)
+        """`mode_reason`, kept per hardware, variant, GPUs, feature and mode."""
+        key = ("mode", sel["hardware"], sel["variant"], sel.get(GPUS), fid, mode_id)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = mode_reason(self.catalog, self.recipe, sel, fid, mode_id)
@@ -196,8 +199,8 @@ class Answers:
 
     def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]:
         """`install_refusals` for `sel`, kept per what the overrides it reads depend on: the
-        hardware, variant, strategy and features."""
-        key = ("install", sel["hardware"], sel["variant"], sel["strategy"],
+        hardware, variant, strategy, GPUs and features."""
+        key = ("install", sel["hardware"], sel["variant"], sel["strategy"], sel.get(GPUS),
                *(sel.get(fid, OFF) for fid in self.features))
         found = self.memo.get(key, MISS)
         if found is MISS:
@@ -205,7 +208,7 @@ class Answers:
         return found
 
     def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None:
-        key = ("task", sel["hardware"], sel["variant"], task_id)
+        key = ("task", sel["hardware"], sel["variant"], sel.get(GPUS), task_id)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = task_reason(

@@ -8,7 +8,8 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    `parallel_size`);
 2. overrides, least specific first: `all`, then brand; then the variant's own `extra_args` /
    `extra_env` (a checkpoint's settings beat brand-wide ones); then generation, `arch:<arch>`
-   and exact id. Overrides come from the recipe's and the variant's `hardware_overrides` and
+   and exact id, then exact id at the selection's GPU count (`rtx_5090@2`, see `count`).
+   Overrides come from the recipe's and the variant's `hardware_overrides` and
    `strategy_overrides` (and the variant's `tp`); for keys equally specific, recipe before
    variant and hardware-wide before strategy-specific. An override with `when` applies only
    while the features it names have the values it names;
@@ -56,12 +57,33 @@ from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
-__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "context_plan", "serve_command",
-           "size_applies", "size_override", "sizing_args", "tool_command"]
+__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "cards_name", "context_plan",
+           "serve_command", "size_applies", "size_override", "sizing_args", "tool_command"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
 """Where a variant's own `extra_args`/`extra_env` sit among hardware keys."""
+
+
+def cards_name(hw: Data, gpus: int | str | None) -> str:
+    """The hardware's name, with the count of cards asked for where it names one GPU (a
+    `max_gpus`) and more than one is asked for (`2× RTX 5090`), rather than a node."""
+    return (f"{gpus}× {hw['display_name']}" if gpus and hw.get("max_gpus") and int(gpus) > 1
+            else hw["display_name"])
+
+
+def matched_count(selection: dict[str, str], hw: Data) -> int | None:
+    """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against: the
+    GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else none (a
+    node's key names it at any count)."""
+    gpus = selection.get("gpus")
+    return int(gpus) if gpus else (1 if hw.get("max_gpus") else None)
+
+
+def frontend_env(frontend: str) -> tuple[dict[str, str], Origin]:
+    """The environment the frontend sets, with its origin (`FRONTENDS`)."""
+    return FRONTENDS[frontend].env, builder_origin(
+        "builder.vocabulary", f"FRONTENDS[{frontend!r}]", f"frontend: {frontend}")
 
 
 def builder_origin(module: str, rule: str, layer: str = "builder") -> Origin:
@@ -95,6 +117,7 @@ class Context:
     brand: Data = field(init=False)
     variant: Data = field(init=False)
     strategy: Data = field(init=False)
+    count: int | None = field(init=False)  # `matched_count`
 
     def __post_init__(self) -> None:
         sel = self.selection
@@ -104,6 +127,7 @@ class Context:
         object.__setattr__(self, "brand", self.catalog["brands"][hw["brand"]])
         object.__setattr__(self, "variant", self.recipe["variants"][sel["variant"]])
         object.__setattr__(self, "strategy", self.catalog["strategies"][sel["strategy"]])
+        object.__setattr__(self, "count", matched_count(sel, hw))
 
     # ------------------------------------------------------------------ basic facts
 
@@ -115,7 +139,8 @@ class Context:
     def model_id(self) -> str:
         """The checkpoint served: an Omni task's, else the variant's, else the recipe's."""
         if TASK in self.selection and self.recipe.get("omni"):
-            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw)
+            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw,
+                                self.count)
             if task.get("model_id"):
                 return str(task["model_id"])
         return self.variant.get("model_id") or self.model["model_id"]
@@ -139,7 +164,7 @@ class Context:
 
     def lookup(self, mapping: dict[str, Any] | None) -> tuple[str, Any] | None:
         """(key, value) of the most specific key of `mapping` naming this hardware."""
-        entries = ranked(mapping or {}, self.hw_id, self.hw)
+        entries = ranked(mapping or {}, self.hw_id, self.hw, self.count)
         return (entries[-1][1], entries[-1][2]) if entries else None
 
     def overrides(self) -> list[Override]:
@@ -168,7 +193,7 @@ class Context:
             entries.append((VARIANT_OWN, 2, Override(f"variants.{vid}", vid, own)))
         for index, (path, mapping) in enumerate(layers):
             entries += [(rank, index, Override(f"{path}.{key}", key, data))
-                        for rank, key, data in ranked(mapping, self.hw_id, self.hw)]
+                        for rank, key, data in ranked(mapping, self.hw_id, self.hw, self.count)]
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [ov for _, _, ov in entries if self._features_hold(ov.data.get("when") or {})]
 
@@ -275,10 +300,7 @@ class Context:
             env.update(feature_env, {**origin, "path": origin["path"][:-5] + ".env"})
         _, offload_env, origin = offload_parts(self.recipe, self.selection)
         env.update(offload_env, origin)
-        frontend = self.selection["frontend"]
-        origin = builder_origin("builder.vocabulary", f"FRONTENDS[{frontend!r}]",
-                                f"frontend: {frontend}")
-        env.update(FRONTENDS[frontend].env, origin)
+        env.update(*frontend_env(self.selection["frontend"]))
         return env
 
 
