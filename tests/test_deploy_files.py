@@ -30,7 +30,7 @@ from tests.deploy_checks import (
     vllm_parser,
     vllm_parser_error,
 )
-from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids, kept_builder
 
 QWEN = "Qwen/Qwen3-8B"
 FLASH = "deepseek-ai/DeepSeek-V4-Flash"
@@ -38,7 +38,7 @@ FLASH = "deepseek-ai/DeepSeek-V4-Flash"
 
 def files(hf_id: str, query: dict[str, str]) -> tuple[Result, dict[str, Any]]:
     catalog, recipe = builder_catalog(), builder_recipe(hf_id)
-    result = build(catalog, recipe, query)
+    result = kept_builder(hf_id).build(query)  # a fresh `build`'s result, byte for byte
     return result, deploy_files(catalog, recipe, result)
 
 
@@ -51,7 +51,7 @@ def samples() -> list[tuple[str, dict[str, str]]]:
     for hw_id in catalog["hardware"]:
         for hf_id in hf_ids():
             try:
-                build(catalog, builder_recipe(hf_id), {"hardware": hw_id})
+                kept_builder(hf_id).resolve({"hardware": hw_id})
             except SelectionError:  # not offered there
                 continue
             picked.append((hf_id, {"hardware": hw_id}))
