@@ -57,7 +57,8 @@ def run(tmp_path: Path, outputs: dict[str, str], *args: str, env: dict[str, str]
      "4× NVIDIA GB200, 189471 MiB each (nvidia-smi)"),
     ({"nvidia-smi": "nvidia-smi-1x-gb300.txt"}, {}, "dgx_station_gb300",
      "1× NVIDIA GB300, 258048 MiB (nvidia-smi)"),
-    ({"nvidia-smi": "nvidia-smi-2x-rtx-5090.txt"}, {}, "rtx_5090_2x",
+    # Two RTX 5090s were `rtx_5090_2x`, now an alias of the GPU and its count.
+    ({"nvidia-smi": "nvidia-smi-2x-rtx-5090.txt"}, {}, "rtx_5090 gpus=2",
      "2× NVIDIA GeForce RTX 5090, 32607 MiB each (nvidia-smi)"),
     ({"amd-smi": "amd-smi-8x-mi300x.json"}, {}, "mi300x",
      "8× AMD Instinct MI300X, 196592 MB each (amd-smi)"),

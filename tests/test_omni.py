@@ -159,8 +159,11 @@ def test_a_task_hardware_override_adds_arguments_and_replaces_the_request() -> N
     recipe = builder_recipe("MiniMaxAI/MiniMax-H3")
     hardware = builder_catalog()["hardware"]
     plain, key = omni_task(recipe, "ref_image", "b300", hardware["b300"])
-    small, small_key = omni_task(recipe, "ref_image", "rtx_4090_2x", hardware["rtx_4090_2x"])
-    assert key is None and small_key == "rtx_4090_2x"
+    # Keyed `rtx_4090@2`: two RTX 4090s, not one.
+    small, small_key = omni_task(recipe, "ref_image", "rtx_4090", hardware["rtx_4090"], 2)
+    one, one_key = omni_task(recipe, "ref_image", "rtx_4090", hardware["rtx_4090"], 1)
+    assert key is None and one_key is None and small_key == "rtx_4090@2"
+    assert one == plain
     assert "--task-type" not in plain.get("extra_args", [])
     assert small["extra_args"][-2:] == ["--task-type", "ref2va"]
     assert small["request"]["curl"] != plain["request"]["curl"]
@@ -206,9 +209,15 @@ def test_a_task_is_offered_where_its_server_gpus_hold_it() -> None:
     memory on that hardware, else the variant's."""
     catalog = builder_catalog()
     h3 = builder_recipe("MiniMaxAI/MiniMax-H3")
-    # 2 × 24 GB hold the 48 GB single-DiT profile the task names for this workstation.
-    argv = build(catalog, h3, {"hardware": "rtx_4090_2x"})["commands"][0]["argv"]
+    # 2 × 24 GB hold the 48 GB single-DiT profile the task names for two of these cards
+    # (`rtx_4090@2`, the count the recipe's `verified` names, so the default there).
+    asked = build(catalog, h3, {"hardware": "rtx_4090", "gpus": "2"})
+    argv = asked["commands"][0]["argv"]
     assert argv[argv.index("--num-gpus") + 1] == "2" and "--task-type" in argv
+    assert build(catalog, h3, {"hardware": "rtx_4090"})["commands"] == asked["commands"]
+    with pytest.raises(SelectionError) as one:
+        build(catalog, h3, {"hardware": "rtx_4090", "gpus": "1"})
+    assert "runs on 4 GPUs; gpus=1 gives 1 RTX 4090" in one.value.reason
     with pytest.raises(SelectionError) as refused:
         build(catalog, builder_recipe("IndexTeam/IndexTTS-2.5"), {"hardware": "h100"})
     assert refused.value.key == "hardware"

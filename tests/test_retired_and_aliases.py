@@ -312,3 +312,29 @@ def test_detect_names_four_cards_as_the_gpu_and_count_the_alias_means() -> None:
     detection = match(builder_catalog(), found)
     assert (detection.hardware, detection.gpus) == ("rtx_pro_6000", 4)
     assert detection.line.endswith("hardware=rtx_pro_6000 gpus=4")
+
+
+@pytest.mark.parametrize(("alias", "gpu", "hf_id"), [
+    ("rtx_5090_2x", "rtx_5090", "Qwen/Qwen3.8-27B"),
+    ("rtx_4090_2x", "rtx_4090", "MiniMaxAI/MiniMax-H3"),
+    ("rtx_pro_6000_2x", "rtx_pro_6000", "MiniMaxAI/MiniMax-H3"),
+])
+def test_a_two_card_id_on_the_cli_and_in_the_url_is_its_gpu_at_two(alias: str, gpu: str,
+                                                                    hf_id: str) -> None:
+    """The node-shaped ids the recipes keyed until their `@2` migration: the CLI and the page
+    read `hardware=<alias>` as the GPU × 2, with the same notice, and agree."""
+    from builder.views.widget import page_state
+
+    old = cli(hf_id, f"hardware={alias}", "--json")
+    new = cli(hf_id, f"hardware={gpu}", "gpus=2", "--json")
+    assert old.returncode == new.returncode == 0, old.stderr
+    said = f"hardware={alias} is now hardware={gpu} gpus=2; showing hardware={gpu} gpus=2"
+    assert old.stderr == f"vllm-recipes: notice: {said}\n" + new.stderr
+    assert old.stdout == new.stdout
+    cli_result = json.loads(old.stdout)["recommended_command"]
+    assert (cli_result["selection"]["hardware"], cli_result["selection"]["gpus"]) == (gpu, 2)
+    state = page_state(builder_catalog(), builder_recipe(hf_id), [["hardware", alias]])
+    assert state["notice"].startswith(said)
+    page = state["result"]
+    assert (page["selection"]["hardware"], page["selection"]["gpus"]) == (gpu, "2")
+    assert page["commands"][0]["argv"] == cli_result["commands"][0]["argv"]

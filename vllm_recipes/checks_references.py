@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.hardware_keys import ALL
+from builder.commands.deploy_types import MAX_NODES
+from builder.hardware_keys import ALL, split_count
 
 from .check_problems import Problems
 from .guide import Guide
@@ -45,22 +46,64 @@ class _Names:
         if alias is None:
             return None
         return (f"{name!r} is an alias of {alias.hardware} × {alias.gpus}; name the GPU id "
-                f"{alias.hardware!r} (its count: `tp`/`parallel_size` or the `gpus` selection)")
+                f"{alias.hardware!r} (its count: `tp`/`parallel_size`, the `gpus` selection, or "
+                f"the key at a count, {alias.hardware}@{alias.gpus})")
 
-    def need_keys(self, where: tuple[Any, ...], names: Any) -> None:
-        for index, name in enumerate(names):
-            if name not in self.keys:
-                self.problems.add(
-                    _where(where, names, index, name),
-                    self.alias(name)
-                    or f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
-                    "a generation or arch:<compute_arch> from recipes/hardware.yaml)")
+    def counted(self, name: str) -> str | None:
+        """The problem of a count-qualified key (`rtx_5090@2`): its id names a GPU of the
+        registry (not an alias) and its count is a whole number of them one node holds (1 to
+        the GPU's `max_gpus`, else its `gpu_count`), or whole nodes of hardware that joins
+        multi-node deployments (up to `MAX_NODES`); None when it is sound."""
+        hw_id, count = split_count(name)
+        assert count is not None
+        if hw_id in self.hardware.hardware_aliases:
+            alias = self.hardware.hardware_aliases[hw_id]
+            return (f"{hw_id!r} is an alias of {alias.hardware} × {alias.gpus}; name the GPU "
+                    f"id at a count, {alias.hardware}@{alias.gpus}")
+        hw = self.hardware.hardware.get(hw_id)
+        if hw is None:
+            return f"unknown hardware id {hw_id!r} in {name!r}"
+        if not count.isdigit() or count.startswith("0"):
+            return f"{name!r}: the GPU count after '@' is a whole number from 1, not {count!r}"
+        gpus, most = int(count), hw.max_gpus or hw.gpu_count
+        if gpus <= most:
+            return None
+        nodes = hw.scalable and gpus % hw.gpu_count == 0 and gpus // hw.gpu_count <= MAX_NODES
+        if nodes:
+            return None
+        more = (f", or whole nodes of {hw.gpu_count} up to {MAX_NODES} nodes" if hw.scalable
+                else "")
+        return (f"{name!r}: {gpus} GPUs; one {hw.display_name} node holds 1 to {most}{more}")
 
-    def need_ids(self, where: tuple[Any, ...], names: Any) -> None:
+    def need_keys(self, where: tuple[Any, ...], names: Any, counts: bool = True) -> None:
+        """Hardware keys; with `counts`, hardware ids at a GPU count too (elsewhere the
+        resolution reads no count: strategy support, prefill/decode pools, precision)."""
         for index, name in enumerate(names):
-            if name not in self.hardware.hardware:
+            if name in self.keys:
+                continue
+            counted = split_count(name)[1] is not None
+            if counted and not counts:
                 self.problems.add(_where(where, names, index, name),
-                                  self.alias(name) or f"unknown hardware id {name!r}")
+                                  f"{name!r}: a GPU count is not read here (it is decided "
+                                  "later); name the hardware without '@'")
+                continue
+            problem = self.counted(name) if counted else (
+                self.alias(name)
+                or f"unknown hardware key {name!r} (use all, a hardware id, a brand, "
+                "a generation, arch:<compute_arch> from recipes/hardware.yaml, or a hardware "
+                "id at a GPU count, <id>@<count>)")
+            if problem:
+                self.problems.add(_where(where, names, index, name), problem)
+
+    def need_ids(self, where: tuple[Any, ...], names: Any, counts: bool = True) -> None:
+        """Hardware ids, or (`counts`) hardware ids at a GPU count."""
+        for index, name in enumerate(names):
+            if name in self.hardware.hardware:
+                continue
+            problem = (self.counted(name) if counts and split_count(name)[1] is not None
+                       else self.alias(name) or f"unknown hardware id {name!r}")
+            if problem:
+                self.problems.add(_where(where, names, index, name), problem)
 
     def need_strategies(self, where: tuple[Any, ...], names: Any) -> None:
         for index, name in enumerate(names):
@@ -79,17 +122,20 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     names.need_keys(("hardware",), r.hardware)
     names.need_ids(("verified",), r.verified)
     if r.default_hardware is not None:
-        names.need_ids(("default_hardware",), [r.default_hardware])
+        names.need_ids(("default_hardware",), [r.default_hardware], counts=False)
     names.need_strategies(("strategies",), r.strategies or [])
     names.need_keys(("model", "docker_image"), r.model.docker_image)
     names.need_keys(("hardware_overrides",), r.hardware_overrides)
     for hw_id in r.hardware_notes:
-        if hw_id not in hardware.hardware:
-            problems.in_guide(guide.lines.get(hw_id), "guide",
-                              names.alias(hw_id) or f"a note for unknown hardware id {hw_id!r}")
+        if hw_id in hardware.hardware:
+            continue
+        problem = (names.counted(hw_id) if split_count(hw_id)[1] is not None else
+                   names.alias(hw_id) or f"a note for unknown hardware id {hw_id!r}")
+        if problem:
+            problems.in_guide(guide.lines.get(hw_id), "guide", problem)
     names.need_strategies(("strategy_hardware",), r.strategy_hardware)
     for sid, mapping in r.strategy_hardware.items():
-        names.need_keys(("strategy_hardware", sid), mapping)
+        names.need_keys(("strategy_hardware", sid), mapping, counts=False)
     names.need_strategies(("strategy_overrides",), r.strategy_overrides)
     for sid, overrides in r.strategy_overrides.items():
         names.need_keys(("strategy_overrides", sid), overrides)
@@ -108,13 +154,16 @@ def check_references(recipe: Recipe, guide: Guide, hardware: HardwareCatalog,
     for vid, variant in r.variants.items():
         at = ("variants", vid)
         names.need_keys((*at, "hardware"), variant.hardware or [])
-        names.need_keys((*at, "precision_hardware"), variant.precision_hardware or [])
+        names.need_keys((*at, "precision_hardware"), variant.precision_hardware or [],
+                        counts=False)
         names.need_keys((*at, "tp"), variant.tp)
         names.need_keys((*at, "hardware_overrides"), variant.hardware_overrides)
         names.need_strategies((*at, "strategy_overrides"), variant.strategy_overrides)
         for sid, overrides in variant.strategy_overrides.items():
             names.need_keys((*at, "strategy_overrides", sid), overrides)
-    names.need_keys(("pd",), r.pd)
+    names.need_keys(("pd",), r.pd, counts=False)
+    for tid, task in (r.omni.tasks if r.omni else {}).items():
+        names.need_keys(("omni", "tasks", tid, "hardware_overrides"), task.hardware_overrides)
 
 
 def check_ids(recipe: Recipe, problems: Problems) -> None:

@@ -16,7 +16,7 @@ from builder.commands.compose import HEADROOM, size_applies, sizing_args
 from builder.commands.deploy_types import DEPLOY_TYPES, context
 from builder.commands.fit import fit_refusal
 from builder.commands.offering import variant_runs_on
-from builder.hardware_keys import ALL, matching, ranked
+from builder.hardware_keys import ALL, matching, ranked, split_count
 
 from .check_problems import Problems
 from .schema import Recipe, Strategy
@@ -29,9 +29,16 @@ Setting = tuple[tuple[Any, ...], str, int, int]
 """(loc, hardware key, size, host GB) of one parallel size the recipe sets."""
 
 
-def _winner(keys: list[str], hw_id: str, hw: dict[str, Any]) -> str | None:
-    """The most specific of `keys` naming the hardware."""
-    entries = ranked(dict.fromkeys(keys, True), hw_id, hw)
+def _count(key: str) -> int | None:
+    """The GPU count of a count-qualified key (`rtx_5090@2`: 2); None for the others."""
+    _, count = split_count(key)
+    return int(count) if count and count.isdigit() else None
+
+
+def _winner(keys: list[str], hw_id: str, hw: dict[str, Any], gpus: int | None = None
+            ) -> str | None:
+    """The most specific of `keys` naming the hardware (at `gpus` GPUs)."""
+    entries = ranked(dict.fromkeys(keys, True), hw_id, hw, gpus)
     return entries[-1][1] if entries else None
 
 
@@ -99,13 +106,17 @@ def _check_setting(setting: Setting, settings: list[Setting], recipe: Recipe,
     sids = _strategies_of(path) if loc[2:3] != ("tp",) else ["single_node_tp"]
     for hw_id in matching([key], hardware):
         hw = hardware[hw_id]
-        if _winner(siblings, hw_id, hw) != key:
+        if _winner(siblings, hw_id, hw, _count(key)) != key:
             continue  # a more specific key of the same mapping sets this hardware's size
         runs = [v for v in vids if variant_runs_on(catalog, data, v, hw_id)
                 and size_applies(size, key, hw_id, hw, recipe.variants[v].vram_minimum_gb,
                                  host or _host_memory(recipe, path, hw_id, hw))]
         if not runs:
             continue  # under a wider key, a size that cannot hold the model does not apply
+        if _count(key) is not None and _count(key) % size:  # type: ignore[operator]
+            problems.add(loc, f"{size} does not divide the {key} count of {_count(key)} "
+                              f"{hw['display_name']} GPUs")
+            continue
         if hw["gpu_count"] % size and (hw.get("max_gpus") or hw["gpu_count"]) % size:
             problems.add(loc, f"{size} does not divide the {hw['gpu_count']} GPUs of a "
                               f"{hw['display_name']} node")
@@ -177,11 +188,12 @@ def _divides(loc: tuple[Any, ...], key: str, text: str, hardware: dict[str, Any]
     for hw_id in matching([key], hardware):
         hw = hardware[hw_id]
         runs = any(variant_runs_on(catalog, data, v, hw_id) for v in vids)
-        if runs and one_node and size > hw["gpu_count"]:
-            problems.add(loc, f"{size} is more than the {hw['gpu_count']} GPUs of one "
-                              f"{hw['display_name']} node, and a one-node strategy runs it")
+        gpus = _count(key) or hw["gpu_count"]  # `rtx_5090@2`: the two GPUs it names
+        where = (f"the {gpus} {hw['display_name']} GPUs {key} names" if _count(key)
+                 else f"the {gpus} GPUs of one {hw['display_name']} node")
+        if runs and one_node and size > gpus:
+            problems.add(loc, f"{size} is more than {where}, and a one-node strategy runs it")
             return
-        if runs and hw["gpu_count"] % size and size <= hw["gpu_count"]:
-            problems.add(loc, f"{size} does not divide the {hw['gpu_count']} GPUs of a "
-                              f"{hw['display_name']} node")
+        if runs and gpus % size and size <= gpus:
+            problems.add(loc, f"{size} does not divide {where}")
             return

@@ -10,7 +10,8 @@ in one section:
 
     One paragraph of text; its first [link](#anchor) becomes the note's link.
 
-Each `### <hardware id>: <title>` starts a note; its body runs to the next heading. The
+Each `### <hardware id>: <title>` starts a note (`### rtx_5090@2:` one for two of that GPU,
+shown instead of the GPU's own note at that count); its body runs to the next heading. The
 section is taken out of the guide text the page renders.
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 __all__ = ["NOTES_HEADING", "Guide", "parse_guide"]
 
 NOTES_HEADING = "## Hardware notes"
-_NOTE = re.compile(r"^###\s+([a-z0-9_]+)\s*:\s*(.+?)\s*$")
+_NOTE = re.compile(r"^###\s+([a-z0-9_]+(?:@[0-9]+)?)\s*:\s*(.+?)\s*$")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 

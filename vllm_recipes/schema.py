@@ -79,7 +79,12 @@ __all__ = [
 ]
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")]
-HardwareKey = Annotated[str, StringConstraints(pattern=r"^(arch:[a-z0-9_]+|[a-z0-9][a-z0-9_]*)$")]
+HardwareKey = Annotated[str, StringConstraints(
+    pattern=r"^(arch:[a-z0-9_]+|[a-z0-9][a-z0-9_]*(@[A-Za-z0-9_]*)?)$")]
+"""`all`, a brand, a generation, `arch:<compute_arch>`, a hardware id, or a hardware id at a
+GPU count (`rtx_5090@2`; `check` says what the count may be)."""
+HardwareName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*(@[A-Za-z0-9_]*)?$")]
+"""A hardware id, or a hardware id at a GPU count (`rtx_5090@2`)."""
 Flag = Annotated[str, StringConstraints(pattern=r"^--?[A-Za-z][A-Za-z0-9_.=-]*$")]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 MODEL_ID = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?"
@@ -1293,8 +1298,10 @@ class Recipe(Strict):
     """Hardware this recipe offers, adjusting the default: every hardware of the catalog that
     is not `restricted`. `all: unsupported` starts from nothing; naming a restricted id offers
     it. Each variant then narrows this with its own `hardware` and its precision."""
-    verified: list[Identifier] = []
-    """Hardware ids the recipe was tested on (a check mark on the pill); offered."""
+    verified: list[HardwareName] = []
+    """Hardware ids the recipe was tested on (a check mark on the pill); offered. `id@N`: tested
+    on N of that GPU (offered at that count, its default there unless the plain id is listed
+    too)."""
     default_hardware: Identifier | None = None
     """Hardware of the default command (else B200 for Blackwell-only weights, else H200, else
     the first offered)."""
@@ -1324,7 +1331,7 @@ class Recipe(Strict):
     """Per strategy, overrides keyed by hardware key."""
     omni: Omni | None = None
     """Generation models (images, video, speech) served by vLLM-Omni."""
-    hardware_notes: SkipJsonSchema[dict[Identifier, HardwareNote]] = {}
+    hardware_notes: SkipJsonSchema[dict[HardwareName, HardwareNote]] = {}
     """Filled from the guide's `## Hardware notes` section (see `guide.py`), not the YAML."""
     facts: SkipJsonSchema[ModelFacts | None] = None
     """Filled from `recipes/facts/<org>/<repo>.yaml` (see `loader.py`), not the YAML."""

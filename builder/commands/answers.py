@@ -19,7 +19,15 @@ from .deploy_types import context, deploy_type
 from .install import install_refusals
 from .kv_offload import offload_reason
 from .memo import MISS, Memo, kept
-from .offering import default_hardware, variant_hardware, variant_reason
+from .offering import (
+    count_reason,
+    counted_ids,
+    default_hardware,
+    gpu_counts,
+    narrowing,
+    variant_hardware,
+    variant_reason,
+)
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .query import GPUS, choices, offered_hardware, recipe_strategies
@@ -52,6 +60,8 @@ class Answers:
         self.tasks = task_ids(recipe)
         """A vLLM-Omni recipe's tasks, in order (none for the others)."""
         self.choices = choices(catalog, recipe, self.offered)
+        self.counted_ids = counted_ids(recipe)
+        """The hardware ids a hardware list names at a GPU count (`offering.gpu_counts`)."""
         self.stage = stage_index(self.features)
         """Selection key → the index in `STAGES` of the stage it enters."""
 
@@ -69,8 +79,39 @@ class Answers:
         if found is MISS:
             found = self.memo[key] = variant_reason(
                 self.catalog, self.recipe, variant_id, hw_id, hw_id in self._offered,
-                self.names(hw_id))
+                self.names(hw_id), kept(self.memo, ("narrowing", variant_id), narrowing,
+                                        self.recipe["variants"][variant_id]))
         return found
+
+    def pinned_gpus(self, variant_id: str, hw_id: str) -> str | None:
+        """The GPU count a count-qualified key of a hardware list makes the variant's default
+        on `hw_id` (`offering.gpu_counts`); None: the usual sizing."""
+        if hw_id not in self.counted_ids:
+            return None
+        _, default = self._gpu_counts(variant_id, hw_id)
+        return None if default is None else str(default)
+
+    def _gpu_counts(self, variant_id: str, hw_id: str
+                    ) -> tuple[frozenset[int] | None, int | None]:
+        return kept(self.memo, ("gpu_counts", variant_id, hw_id), gpu_counts, self.recipe,
+                    variant_id, hw_id, self.catalog["hardware"][hw_id])
+
+    def count_reason(self, variant_id: str, hw_id: str, gpus: str) -> str | None:
+        """`offering.count_reason`: why the variant is not offered at `gpus` GPUs here."""
+        if hw_id not in self.counted_ids:
+            return None
+        allowed, _ = self._gpu_counts(variant_id, hw_id)
+        return kept(self.memo, ("count", variant_id, hw_id, gpus), count_reason, self.catalog,
+                    self.recipe, variant_id, hw_id, int(gpus), allowed)
+
+    def counted(self, explicit: Mapping[str, str], sel: Mapping[str, str]
+                ) -> Mapping[str, str]:
+        """`explicit` with the GPU count the hardware stage's hardware and variant default to
+        (`pinned_gpus`) when it asks for none: the later stages size for it."""
+        if GPUS in explicit:
+            return explicit
+        pinned = self.pinned_gpus(sel["variant"], sel["hardware"])
+        return explicit if pinned is None else {**explicit, GPUS: pinned}
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""
@@ -179,16 +220,16 @@ class Answers:
         return None
 
     def feature_reason(self, sel: Mapping[str, str], fid: str) -> str | None:
-        """`feature_reason`, kept per hardware, variant, strategy and feature."""
-        key = ("feature", sel["hardware"], sel["variant"], sel["strategy"], fid)
+        """`feature_reason`, kept per hardware, variant, strategy, GPUs and feature."""
+        key = ("feature", sel["hardware"], sel["variant"], sel["strategy"], sel.get(GPUS), fid)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = feature_reason(self.catalog, self.recipe, sel, fid)
         return found
 
     def mode_reason(self, sel: Mapping[str, str], fid: str, mode_id: str) -> str | None:
-        """`mode_reason`, kept per hardware, variant, feature and mode."""
-        key = ("mode", sel["hardware"], sel["variant"], fid, mode_id)
+        """`mode_reason`, kept per hardware, variant, GPUs, feature and mode."""
+        key = ("mode", sel["hardware"], sel["variant"], sel.get(GPUS), fid, mode_id)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = mode_reason(self.catalog, self.recipe, sel, fid, mode_id)
@@ -196,8 +237,8 @@ class Answers:
 
     def install_refusals(self, sel: Mapping[str, str]) -> dict[str, str]:
         """`install_refusals` for `sel`, kept per what the overrides it reads depend on: the
-        hardware, variant, strategy and features."""
-        key = ("install", sel["hardware"], sel["variant"], sel["strategy"],
+        hardware, variant, strategy, GPUs and features."""
+        key = ("install", sel["hardware"], sel["variant"], sel["strategy"], sel.get(GPUS),
                *(sel.get(fid, OFF) for fid in self.features))
         found = self.memo.get(key, MISS)
         if found is MISS:
@@ -205,7 +246,7 @@ class Answers:
         return found
 
     def task_reason(self, sel: Mapping[str, str], task_id: str) -> str | None:
-        key = ("task", sel["hardware"], sel["variant"], task_id)
+        key = ("task", sel["hardware"], sel["variant"], sel.get(GPUS), task_id)
         found = self.memo.get(key, MISS)
         if found is MISS:
             found = self.memo[key] = task_reason(

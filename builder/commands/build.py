@@ -20,6 +20,7 @@ from typing import Any, cast
 
 from ..errors import SelectionError
 from ..estimates.report import performance_json
+from ..hardware_keys import counted
 from ..types import Command, Data, Note, Result
 from ..vllm_release import VLLM_VERSION
 from ..vocabulary import COMPANIONS, OFF, ON, feature_label
@@ -186,8 +187,8 @@ def render(
         host = rewrite(command, lambda value: on_host(files, value)) if pip else container
         commands.append({**host, "docker_argv": docked["docker_argv"],
                          "docker_text": docked["docker_text"]})
-    task = (omni_task(recipe, selection[TASK], ctx.hw_id, ctx.hw)[0] if recipe.get("omni")
-            else None)
+    task = (omni_task(recipe, selection[TASK], ctx.hw_id, ctx.hw, ctx.count)[0]
+            if recipe.get("omni") else None)
     examples = example_requests(recipe, commands, task, memo)
     return {
         "hf_id": recipe["model"]["model_id"],
@@ -260,7 +261,10 @@ def copy_text(commands: list[Command], install: str) -> str:
 
 def _notes(ctx: Context, commands: list[Command]) -> list[Note]:
     notes: list[Note] = []
-    hw_note = ctx.recipe.get("hardware_notes", {}).get(ctx.hw_id)
+    notes_of = ctx.recipe.get("hardware_notes", {})
+    # The note of the hardware at the selection's count (`### rtx_5090@2:`), else its own.
+    hw_note = (notes_of.get(counted(ctx.hw_id, ctx.count)) if ctx.count else None) or (
+        notes_of.get(ctx.hw_id))
     if hw_note:
         # A recipe's hardware note has a Note's keys (the schema's HardwareNote).
         notes.append(cast(Note, {k: v for k, v in hw_note.items() if v is not None}))

@@ -8,7 +8,8 @@ and a JSON value written as a mapping merges into it (see `arglist`):
    `parallel_size`);
 2. overrides, least specific first: `all`, then brand; then the variant's own `extra_args` /
    `extra_env` (a checkpoint's settings beat brand-wide ones); then generation, `arch:<arch>`
-   and exact id. Overrides come from the recipe's and the variant's `hardware_overrides` and
+   and exact id, then exact id at the selection's GPU count (`rtx_5090@2`, see `count`).
+   Overrides come from the recipe's and the variant's `hardware_overrides` and
    `strategy_overrides` (and the variant's `tp`); for keys equally specific, recipe before
    variant and hardware-wide before strategy-specific. An override with `when` applies only
    while the features it names have the values it names;
@@ -56,12 +57,19 @@ from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
-__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "context_plan", "serve_command",
-           "size_applies", "size_override", "sizing_args", "tool_command"]
+__all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "cards_name", "context_plan",
+           "serve_command", "size_applies", "size_override", "sizing_args", "tool_command"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
 """Where a variant's own `extra_args`/`extra_env` sit among hardware keys."""
+
+
+def cards_name(hw: Data, gpus: int | str | None) -> str:
+    """The hardware's name, with the count of cards asked for where it names one GPU (a
+    `max_gpus`) and more than one is asked for (`2× RTX 5090`), rather than a node."""
+    return (f"{gpus}× {hw['display_name']}" if gpus and hw.get("max_gpus") and int(gpus) > 1
+            else hw["display_name"])
 
 
 def builder_origin(module: str, rule: str, layer: str = "builder") -> Origin:
@@ -95,6 +103,10 @@ class Context:
     brand: Data = field(init=False)
     variant: Data = field(init=False)
     strategy: Data = field(init=False)
+    count: int | None = field(init=False)
+    """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against:
+    the GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else
+    none (a node's key names it at any count)."""
 
     def __post_init__(self) -> None:
         sel = self.selection
@@ -104,6 +116,9 @@ class Context:
         object.__setattr__(self, "brand", self.catalog["brands"][hw["brand"]])
         object.__setattr__(self, "variant", self.recipe["variants"][sel["variant"]])
         object.__setattr__(self, "strategy", self.catalog["strategies"][sel["strategy"]])
+        gpus = sel.get("gpus")
+        object.__setattr__(self, "count", int(gpus) if gpus else (
+            1 if hw.get("max_gpus") else None))
 
     # ------------------------------------------------------------------ basic facts
 
@@ -115,7 +130,8 @@ class Context:
     def model_id(self) -> str:
         """The checkpoint served: an Omni task's, else the variant's, else the recipe's."""
         if TASK in self.selection and self.recipe.get("omni"):
-            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw)
+            task, _ = omni_task(self.recipe, self.selection[TASK], self.hw_id, self.hw,
+                                self.count)
             if task.get("model_id"):
                 return str(task["model_id"])
         return self.variant.get("model_id") or self.model["model_id"]
@@ -139,7 +155,7 @@ class Context:
 
     def lookup(self, mapping: dict[str, Any] | None) -> tuple[str, Any] | None:
         """(key, value) of the most specific key of `mapping` naming this hardware."""
-        entries = ranked(mapping or {}, self.hw_id, self.hw)
+        entries = ranked(mapping or {}, self.hw_id, self.hw, self.count)
         return (entries[-1][1], entries[-1][2]) if entries else None
 
     def overrides(self) -> list[Override]:
@@ -168,7 +184,7 @@ class Context:
             entries.append((VARIANT_OWN, 2, Override(f"variants.{vid}", vid, own)))
         for index, (path, mapping) in enumerate(layers):
             entries += [(rank, index, Override(f"{path}.{key}", key, data))
-                        for rank, key, data in ranked(mapping, self.hw_id, self.hw)]
+                        for rank, key, data in ranked(mapping, self.hw_id, self.hw, self.count)]
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [ov for _, _, ov in entries if self._features_hold(ov.data.get("when") or {})]
 

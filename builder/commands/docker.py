@@ -66,14 +66,17 @@ def uses_rdma(argv: list[str]) -> bool:
 
 def gpus_value(ctx: Context, command: Command, *, omni: bool = False) -> str:
     """What `--gpus` names for `command`: the pool's devices when its node is shared (the
-    brand's visible-devices variable), `all` when it uses every GPU of the node, else the
+    brand's visible-devices variable), `all` when it uses every GPU of the node (every card
+    asked for, on a single-GPU id), else the
     first N (`"device=0,1"`: Docker reads the value as CSV, hence the inner quotes)."""
     visible = ctx.brand.get("visible_devices_env")
     shared = command["env"].get(visible) if visible else None
     if shared:
         return f'"device={shared}"'
     count = node_devices(command["argv"], omni=omni)
-    if count >= ctx.hw["gpu_count"]:
+    # The cards of a single-GPU id are the GPUs asked for (`gpus=2` of an RTX 5090).
+    have = ctx.gpus if ctx.gpus and ctx.hw.get("max_gpus") else ctx.hw["gpu_count"]
+    if count >= have:
         return "all"
     return '"device=' + ",".join(str(i) for i in range(count)) + '"'
 
@@ -87,7 +90,7 @@ def docker_image(ctx: Context) -> str:
         image = ctx.brand["nightly_image"]
     if ctx.brand.get("primary") and ctx.variant.get("docker_image"):
         image = ctx.variant["docker_image"]
-    keyed = most_specific(ctx.model.get("docker_image", {}), ctx.hw_id, ctx.hw)
+    keyed = most_specific(ctx.model.get("docker_image", {}), ctx.hw_id, ctx.hw, ctx.count)
     if keyed is not None:
         image = keyed
     for ov in ctx.overrides():

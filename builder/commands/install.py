@@ -13,7 +13,7 @@ from ..hardware_keys import matches
 from ..types import Dependency, InstallChoice
 from ..vllm_release import checked_note, omni_pip
 from ..vocabulary import INSTALL_METHODS
-from .compose import Context
+from .compose import Context, cards_name
 from .docker import docker_image
 from .needed_files import fetch_steps, image_files
 
@@ -25,7 +25,7 @@ def install_refusals(ctx: Context) -> dict[str, str]:
     toggles = dict.fromkeys(INSTALL_METHODS, True)
     for ov in ctx.overrides():
         toggles.update(ov.data.get("install") or {})
-    hw_name = ctx.hw["display_name"]
+    hw_name = cards_name(ctx.hw, ctx.gpus)
     others = {m: " or ".join(INSTALL_METHODS[o] for o in INSTALL_METHODS if o != m)
               for m in INSTALL_METHODS}
     refused = {
@@ -45,7 +45,7 @@ def dependencies(ctx: Context, method: str) -> list[Dependency]:
          "provides": list(dep.get("provides", []))}
         for dep in ctx.recipe.get("dependencies", [])
         if method in dep.get("install", ["pip"])
-        and any(matches(key, ctx.hw_id, ctx.hw) for key in dep.get("hardware", ["all"]))
+        and any(matches(key, ctx.hw_id, ctx.hw, ctx.count) for key in dep.get("hardware", ["all"]))
     ]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..arglist import ArgList
 from ..types import Command, Data
 from ..vocabulary import OMNI_KINDS
-from .compose import Context, builder_origin, serve_command
+from .compose import Context, builder_origin, cards_name, serve_command
 from .omni_tasks import TASK, omni_task, task_ids
 
 __all__ = ["TASK", "omni_summary", "omni_task", "render_omni", "request_parts",
@@ -33,7 +33,7 @@ OMNI_FLAG = "--omni"
 
 
 def _task(ctx: Context) -> tuple[Data, str | None]:
-    return omni_task(ctx.recipe, ctx.selection[TASK], ctx.hw_id, ctx.hw)
+    return omni_task(ctx.recipe, ctx.selection[TASK], ctx.hw_id, ctx.hw, ctx.count)
 
 
 PARALLEL_FLAGS = ("--tensor-parallel-size", "--usp", "--ring", "--cfg-parallel-size")
@@ -72,7 +72,10 @@ def task_reason(ctx: Context) -> str | None:
     name = task.get("label") or OMNI_KINDS[task["kind"]].label
     hw, hw_name = ctx.hw, ctx.hw["display_name"]
     gpus = server_gpus(_server_args(ctx))
-    if gpus > hw["gpu_count"]:
+    if ctx.gpus and hw.get("max_gpus"):  # the cards of a single-GPU id asked for
+        if gpus > ctx.gpus:
+            return f"{name} runs on {gpus} GPUs; gpus={ctx.gpus} gives {ctx.gpus} {hw_name}"
+    elif gpus > hw["gpu_count"]:
         return f"{name} runs on {gpus} GPUs; {hw_name} has {hw['gpu_count']}"
     need = task.get("vram_minimum_gb") or ctx.variant["vram_minimum_gb"]
     have = gpus * hw["memory_gb"]
@@ -96,7 +99,7 @@ def render_omni(ctx: Context) -> list[Command]:
 def omni_summary(ctx: Context, commands: list[Command]) -> str:
     task, _ = _task(ctx)
     label = task.get("label") or OMNI_KINDS[task["kind"]].label
-    return f"{ctx.hw['display_name']} · vLLM-Omni · {label} · {ctx.variant_label}"
+    return f"{cards_name(ctx.hw, ctx.gpus)} · vLLM-Omni · {label} · {ctx.variant_label}"
 
 
 def request_parts(task: Data) -> tuple[str, Data | None, Data | None]:

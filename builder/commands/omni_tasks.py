@@ -15,10 +15,12 @@ def task_ids(recipe: Data) -> list[str]:
     return list((recipe.get("omni") or {}).get("tasks") or {})
 
 
-def omni_task(recipe: Data, task_id: str, hw_id: str, hw: Data) -> tuple[Data, str | None]:
-    """The task's settings on this hardware, and the hardware key of the override merged in."""
+def omni_task(recipe: Data, task_id: str, hw_id: str, hw: Data, gpus: int | None = None
+              ) -> tuple[Data, str | None]:
+    """The task's settings on this hardware (at `gpus` GPUs, the selection's count), and the
+    hardware key of the override merged in."""
     task = dict(recipe["omni"]["tasks"][task_id])
-    entries = ranked(task.get("hardware_overrides") or {}, hw_id, hw)
+    entries = ranked(task.get("hardware_overrides") or {}, hw_id, hw, gpus)
     if not entries:
         return task, None
     _, key, override = entries[-1]

@@ -21,7 +21,7 @@ from ..vocabulary import (
 from .deploy_types import MAX_NODES, deploy_type, strategies_where
 from .kv_offload import KV_OFFLOAD
 from .legacy_gpus import hardware_reason
-from .offering import recipe_support
+from .offering import counted_ids, recipe_support
 from .omni_tasks import TASK, task_ids
 from .pd import PD_CONNECTOR
 
@@ -63,7 +63,8 @@ def recipe_strategies(catalog: Data, recipe: Data) -> list[str]:
 
 def offered_hardware(catalog: Data, recipe: Data) -> list[str]:
     """Hardware ids the recipe offers (for some variant), in catalog order."""
-    return [h for h, hw in catalog["hardware"].items() if recipe_support(recipe, h, hw)]
+    counted = counted_ids(recipe)
+    return [h for h, hw in catalog["hardware"].items() if recipe_support(recipe, h, hw, counted)]
 
 
 def choices(catalog: Data, recipe: Data, offered: list[str] | None = None

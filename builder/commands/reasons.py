@@ -16,10 +16,10 @@ from ..vocabulary import (
     FRONTENDS,
     feature_label,
 )
-from .compose import Context, size_override, sizing_args
+from .compose import Context, cards_name, size_override, sizing_args
 from .deploy_types import MAX_NODES, context, deploy_type, helpful_nodes
 from .fit import fit_refusal, unfit_reason, variant_facts
-from .offering import label
+from .offering import label, named_counts
 from .pd import connector_choices
 from .query import GPUS, fits_one_node, node_memory_gb, node_range, recipe_strategies
 
@@ -126,8 +126,14 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     name, hw_name = strategy["display_name"], hw["display_name"]
     deploy = deploy_type(strategy)
     if _declared(recipe, strategy_id, hw_id, hw) not in AVAILABLE:
-        problem = _match_reason(recipe, variant_id, variant, strategy, hw,
-                                _own_size(catalog, recipe, hw_id, variant_id, strategy_id))
+        # The GPUs its memory is checked on: the recipe's own size on a single GPU, or the
+        # GPUs asked for where the recipe names that count of this GPU (`rtx_5090@2`).
+        # (Worked out only when one node's memory does not hold it.)
+        def sized() -> int | None:
+            named = (gpus if gpus is not None and hw.get("max_gpus")
+                     and gpus in named_counts(recipe, variant_id, hw_id) else None)
+            return _own_size(catalog, recipe, hw_id, variant_id, strategy_id) or named
+        problem = _match_reason(recipe, variant_id, variant, strategy, hw, sized)
         if problem:
             return problem
     problem = (fit_reason(catalog, recipe, hw_id, variant_id, strategy_id, gpus)
@@ -137,7 +143,7 @@ def strategy_variant_reason(catalog: Data, recipe: Data, hw_id: str, variant_id:
     problem = deploy.reason(catalog, recipe, hw_id, variant_id)
     if problem:
         return problem
-    if gpus is not None and deploy.omni:
+    if gpus is not None and deploy.omni and not hw.get("max_gpus"):
         return f"{name} sizes itself by nodes; gpus= asks for the GPUs of one node"
     if gpus is not None and not deploy.one_node and gpus % hw["gpu_count"]:
         return (f"{name} runs on whole {hw_name} nodes of {hw['gpu_count']} GPUs; gpus= "
@@ -174,9 +180,10 @@ def _own_size(catalog: Data, recipe: Data, hw_id: str, variant_id: str,
 
 
 def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
-                  hw: Data, gpus: int | None = None) -> str | None:
+                  hw: Data, sized: Callable[[], int | None] = lambda: None) -> str | None:
     """The strategy's own hardware rules (`hardware_match`) that depend on the variant (its
-    memory on one node); the rest are `strategy_hardware_reason`'s."""
+    memory on one node, or on the GPUs `sized` gives: asked only when one node does not hold
+    it); the rest are `strategy_hardware_reason`'s."""
     match = strategy["hardware_match"]
     name, hw_name = strategy["display_name"], hw["display_name"]
     # A vLLM-Omni server's memory is judged per task, on the GPUs it runs on (`omni.py`);
@@ -186,7 +193,7 @@ def _match_reason(recipe: Data, variant_id: str, variant: Data, strategy: Data,
                 and not match.get("multi_node", False)))
     if not match.get("multi_node", False):
         # One node's memory, or the count the recipe itself sets on a single GPU (`_own_size`).
-        if not fits and not (gpus is not None and fits_one_node(variant, hw, gpus)):
+        if not fits and not ((gpus := sized()) is not None and fits_one_node(variant, hw, gpus)):
             scale = ("pick a multi-node strategy" if hw.get("scalable", True)
                      else f"a {hw_name} cannot join a multi-node deployment")
             return (f"{label(variant_id, variant)} needs {variant['vram_minimum_gb']} GB and one "
@@ -271,8 +278,8 @@ def feature_reason(catalog: Data, recipe: Data, sel: Mapping[str, str], fid: str
     hw_id = sel["hardware"]
     hw = catalog["hardware"][hw_id]
     name = feature_label(fid, feature)
-    if most_specific(feature.get("hardware", {}), hw_id, hw) == "unsupported":
-        return f"{name} is not supported on {hw['display_name']}"
+    if most_specific(feature.get("hardware", {}), hw_id, hw, _count(sel, hw)) == "unsupported":
+        return f"{name} is not supported on {cards_name(hw, sel.get(GPUS))}"
     strategies = feature.get("strategies")
     if strategies is not None and sel["strategy"] not in strategies:
         strategy_name = catalog["strategies"][sel["strategy"]]["display_name"]
@@ -295,8 +302,8 @@ def mode_reason(
     if allowed is not None and sel["variant"] not in allowed:
         names = " or ".join(label(v, recipe["variants"][v]) for v in allowed)
         return f"{mode['label']} needs the {names} checkpoint (Variant row)"
-    if most_specific(mode.get("hardware", {}), hw_id, hw) == "unsupported":
-        return f"{mode['label']} is not supported on {hw['display_name']}"
+    if most_specific(mode.get("hardware", {}), hw_id, hw, _count(sel, hw)) == "unsupported":
+        return f"{mode['label']} is not supported on {cards_name(hw, sel.get(GPUS))}"
     return None
 
 
@@ -330,11 +337,21 @@ def default_frontend(catalog: Data, recipe: Data, sel: Mapping[str, str]) -> str
     return deploy_type(catalog["strategies"][sel["strategy"]]).frontend or "rust"
 
 
-def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str) -> bool:
-    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it)."""
+def _count(sel: Mapping[str, str], hw: Data) -> int | None:
+    """The GPU count a count-qualified hardware key is matched against (`Context.count`):
+    the selection's, else one card of a single-GPU id."""
+    gpus = sel.get(GPUS)
+    return int(gpus) if gpus else (1 if hw.get("max_gpus") else None)
+
+
+def opt_in(recipe: Data, catalog: Data, fid: str, hw_id: str, gpus: str | None = None
+           ) -> bool:
+    """True when feature `fid` starts off on this hardware (`opt_in: true` or keys naming it;
+    `gpus`: the selection's GPU count)."""
     value = recipe["features"][fid].get("opt_in", False)
     if isinstance(value, bool):
         return value
     hw = catalog["hardware"][hw_id]
-    return most_specific(dict.fromkeys(value, True), hw_id, hw) is not None
+    return most_specific(dict.fromkeys(value, True), hw_id, hw,
+                         _count({GPUS: gpus} if gpus else {}, hw)) is not None
 

@@ -5,8 +5,9 @@ here the *prefix* of a resolution per explicit value of its keys), so the many q
 one page render reuse them.
 
 Flow: `run(explicit)` = `prefix(explicit)` (the hardware, strategy, task and GPUs stages,
-kept per explicit hardware, variant, GPUs, strategy and task) + the later stages (`LATER`),
-each filling `sel` or raising the SelectionError the page shows. `prefix_reason` is why a
+kept per explicit hardware, variant, GPUs, strategy and task; after the hardware stage, a
+GPU count the hardware list pins, `Answers.counted`, reads as asked for) + the later stages
+(`LATER`), each filling `sel` or raising the SelectionError the page shows. `prefix_reason` is why a
 prefix fails, without the GPUs stage when no GPUs are asked for (it cannot fail then);
 `later_fails` runs the later stages on a kept prefix; both for the unavailable pass
 (`unavailable.py`).
@@ -68,7 +69,8 @@ class Resolver(Answers):
         sel, error = self._chosen(explicit, key)
         if error is not None:
             return sel, error
-        return self._run_stages(explicit, dict(sel), None, STAGES[CHOSEN:LATER])
+        return self._run_stages(self.counted(explicit, sel), dict(sel), None,
+                                STAGES[CHOSEN:LATER])
 
     def _chosen(self, explicit: Mapping[str, str], key: tuple[str | None, ...]
                 ) -> tuple[dict[str, str], SelectionError | None]:
@@ -79,7 +81,8 @@ class Resolver(Answers):
             sel, error = kept(self.memo, ("hardware_stage", *key[:3]), self._run_stages,
                               explicit, {}, None, STAGES[:1])
             if error is None:
-                sel, error = self._run_stages(explicit, dict(sel), None, STAGES[1:CHOSEN])
+                sel, error = self._run_stages(self.counted(explicit, sel), dict(sel), None,
+                                              STAGES[1:CHOSEN])
             found = self.memo[("chosen", *key)] = sel, error
         return found
 

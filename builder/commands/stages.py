@@ -5,12 +5,16 @@ that the page shows beside the pill and the CLI prints. `STAGES` lists them; the
 stage depends on, which is what lets the resolver keep a prefix per explicit value.
 
     hardware    the hardware and variant: both explicit, or the first variant that runs on the
-                hardware (preferring one some strategy serves), or the variant's default hardware
+                hardware (preferring one some strategy serves, then one no count-qualified key
+                pins to a GPU count), or the variant's default hardware; a variant a hardware
+                list offers at other counts than the GPUs asked for is refused
     strategy    the explicit one if it serves them, else the recipe's first that does
     task        a vLLM-Omni recipe's task: the explicit one, else the first that fits
-    gpus        single-node strategies: the explicit count (at most the node's, a multiple of
+    gpus        (a count a hardware list pins, `offering.gpu_counts`, counts as explicit)
+                single-node strategies: the explicit count (at most the node's, a multiple of
                 the command's parallel size), else the size the command uses (`compose.py`);
-                multi-node strategies: whole nodes of GPUs, as many as the strategy runs on
+                multi-node strategies: whole nodes of GPUs, as many as the strategy runs on;
+                vLLM-Omni: the cards of a single-GPU id asked for, else none
     nodes       the explicit count, else the nodes the GPUs asked for span, else the fewest
                 the strategy runs on
     profile     the explicit workload profile where estimates cover the selection, else
@@ -75,6 +79,8 @@ class Resolver(Protocol):
     def has_facts(self) -> bool: ...
     def context(self, hw_id: str, variant_id: str, sid: str, gpus: str | None) -> Context: ...
     def variant_reason(self, variant_id: str, hw_id: str) -> str | None: ...
+    def count_reason(self, variant_id: str, hw_id: str, gpus: str) -> str | None: ...
+    def pinned_gpus(self, variant_id: str, hw_id: str) -> str | None: ...
     def runs_on(self, variant_id: str) -> list[str]: ...
     def default_hardware(self, variant_id: str) -> str | None: ...
     def strategy_reason(self, hw_id: str, variant_id: str, sid: str,
@@ -99,29 +105,47 @@ def pick_hardware(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     catalog, recipe = r.catalog, r.recipe
     hardware, variants = catalog["hardware"], recipe["variants"]
     hw_id, variant_id = explicit.get("hardware"), explicit.get("variant")
+    gpus = explicit.get(GPUS)
     if hw_id is not None and variant_id is not None:
         problem = r.variant_reason(variant_id, hw_id)
         if problem:
             runs = [hardware[h]["display_name"] for h in r.runs_on(variant_id)]
             raise SelectionError("hardware", f"{problem}; it runs on {', '.join(runs)}")
+        problem = r.count_reason(variant_id, hw_id, gpus) if gpus is not None else None
+        if problem:
+            raise SelectionError(focus if focus in ("hardware", "variant") else GPUS, problem)
     elif hw_id is not None:
-        # The first variant that runs here, preferring one some strategy can serve (a
-        # checkpoint too big for a workstation gives way to a smaller one).
+        # The first variant that runs here (at the GPUs asked for), preferring one some
+        # strategy can serve (a checkpoint too big for a workstation gives way to a smaller
+        # one), and one no hardware list pins to another count (`offering.gpu_counts`).
         # (Lazily: the variants after the one picked are not looked at.)
         first = None
+        pinned = []
         for candidate in variants:
-            if r.variant_reason(candidate, hw_id) is not None:
+            if r.variant_reason(candidate, hw_id) is not None or (
+                    gpus is not None and r.count_reason(candidate, hw_id, gpus) is not None):
                 continue
+            count = gpus
+            if count is None:
+                count = r.pinned_gpus(candidate, hw_id)
+                if count is not None:
+                    pinned.append((candidate, count))
+                    continue
             first = first or candidate
-            if r.first_strategy(hw_id, candidate, explicit.get(GPUS)) is not None:
+            if r.first_strategy(hw_id, candidate, count) is not None:
                 variant_id = candidate
                 break
         else:
-            variant_id = first
+            variant_id = next((candidate for candidate, count in pinned
+                               if r.first_strategy(hw_id, candidate, count) is not None),
+                              first or (pinned[0][0] if pinned else None))
         if variant_id is None:
             support = recipe_support(recipe, hw_id, hardware[hw_id])
             name = hardware[hw_id]["display_name"]
             why = r.variant_reason(next(iter(variants)), hw_id)
+            if why is None and gpus is not None:  # offered here, at other counts
+                raise SelectionError(GPUS, r.count_reason(next(iter(variants)), hw_id, gpus)
+                                     or f"no checkpoint of this recipe runs on {gpus} GPUs")
             raise SelectionError("hardware", hardware_reason(hardware[hw_id]) or (
                 f"this recipe is not offered on {name}" if support is None
                 else f"no checkpoint of this recipe runs on {name}: {why}"))
@@ -142,8 +166,10 @@ def pick_task(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
         return
     wanted = explicit.get(TASK)
     reasons = {}
+    # The task is checked on the cards asked for (`omni.task_reason`).
+    asked = {**sel, GPUS: explicit[GPUS]} if GPUS in explicit else sel
     for task_id in [wanted] if wanted is not None else tasks:
-        reasons[task_id] = r.task_reason(sel, task_id)
+        reasons[task_id] = r.task_reason(asked, task_id)
         if reasons[task_id] is None:
             sel[TASK] = task_id
             return
@@ -193,9 +219,17 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     deploy = deploy_type(strategy)
     wanted = explicit.get(GPUS)
     if deploy.omni:
-        if wanted is not None:
+        hw = r.catalog["hardware"][sel["hardware"]]
+        if wanted is not None and not hw.get("max_gpus"):
             raise SelectionError(GPUS, f"{strategy['display_name']} sizes itself by nodes; "
                                        "gpus= is for single-node strategies")
+        if wanted is not None:
+            # The cards of a single-GPU id (one with a `max_gpus`): the server's own
+            # arguments set its layout; its task is checked against them (`omni.task_reason`).
+            if int(wanted) > most_gpus(hw):
+                raise SelectionError(GPUS, f"one {hw['display_name']} node holds at most "
+                                           f"{most_gpus(hw)} GPUs")
+            sel[GPUS] = wanted
         return
     if not deploy.one_node:
         nodes = asked_nodes(r.catalog, sel, explicit)
@@ -281,7 +315,8 @@ def pick_features(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
             wanted = variant.get("default_modes", {}).get(fid)
             if reason is None and wanted and not r.mode_reason(sel, fid, wanted):
                 sel[fid] = wanted
-            elif reason is None and not opt_in(recipe, catalog, fid, sel["hardware"]):
+            elif reason is None and not opt_in(recipe, catalog, fid, sel["hardware"],
+                                               sel.get(GPUS)):
                 has_modes = bool(features[fid].get("modes"))
                 sel[fid] = pick_mode(r, sel, fid) if has_modes else ON
             else:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import yaml
 
+from builder.hardware_keys import split_count
 from builder.vocabulary import SELECTION_KEYS
 from vllm_recipes.guide_html import safe_href
 
@@ -212,8 +213,10 @@ def widget_html(hf_id: str, state_html: str, base: str, catalog_json: str,
 
 def notes_html(catalog: Data, recipe: Data) -> str:
     notes = []
-    for hw_id, note in recipe.get("hardware_notes", {}).items():
+    for key, note in recipe.get("hardware_notes", {}).items():
+        hw_id, count = split_count(key)  # a note for N cards: `rtx_5090@2`
         hw_name = catalog["hardware"][hw_id]["display_name"]
+        hw_name = f"{count}× {hw_name}" if count else hw_name
         link = ""
         if note.get("link"):
             href = safe_href(note["link"]["href"])
