@@ -313,7 +313,8 @@ def test_a_download_link_carries_the_file() -> None:
 TRICKY = ["yes", "No", "on", "null", "~", "", "1", "1.0", "0x1F", "1e3", "8000:8000", "a: b",
           "#x", "x #y", "-", "--flag", "-tp", "~/.cache", "é×", "line\nline", "two\n\nlines",
           " lead", "trail ", "\t", '"q"', "'q'", "{a: 1}", "[1]", "*x", "&x", "!x", "%x",
-          "@x", "`x", "2026-01-01", "12:30", ".inf", "=", "<<", "?", "|", ">"]
+          "@x", "`x", "2026-01-01", "12:30", ".inf", "=", "<<", "?", "|", ">",
+          "A\n", "--flag\n"]  # a word and a final line break (hypothesis found `A\n`)
 
 
 def test_tricky_strings_come_back_as_they_were() -> None:
