@@ -20,11 +20,12 @@ from .errors import printable
 __all__ = ["comment_lines", "dump", "dump_all", "scalar"]
 
 INDENT = "  "
-_PLAIN = re.compile(r"^(?:[A-Za-z_/]|--?[A-Za-z])[A-Za-z0-9_./@+-]*$")
-_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+_PLAIN = re.compile(r"^(?:[A-Za-z_/]|--?[A-Za-z])[A-Za-z0-9_./@+-]*\Z")
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*\Z")
+r"""(`\Z`, not `$`: `$` also matches before a final line break, and `A\n` is no plain word.)"""
 _SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 """Words YAML 1.1 or 1.2 reads as booleans or null (compared case-folded)."""
-_LITERAL_LINE = re.compile(r"^[\x20-\x7e]*$")
+_LITERAL_LINE = re.compile(r"^[\x20-\x7e]*\Z")
 
 
 def scalar(value: Any) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from builder import SelectionError, build
-from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, resolving
+from builder import SelectionError
+from tests.recipes_data import hf_ids, kept_builder, resolving
 from vllm_recipes.vllm_flags import check_serve_argv
 
 __all__ = ["layout_problems", "renderings", "value"]
@@ -17,14 +17,17 @@ def renderings(
 ) -> Iterator[tuple[dict[str, str], dict]]:
     """(query, result) for every recipe × variant × hardware × strategy in `strategies`, with
     each of `extras` added, that resolves (`resolving`; the rest say why:
-    tests/test_render_matrix.py)."""
+    tests/test_render_matrix.py). Rendered by the recipe's kept `Builder` (the commands of
+    a fresh `build`, byte for byte) without the unavailable choices, which no walk of these
+    reads (tests/test_unavailable_agrees.py and tests/test_render_matrix.py check those)."""
     extras = list(extras)
     for hf_id in hf_ids():
+        kept = kept_builder(hf_id)
         for strategy in strategies:
             for extra in extras:
                 for query in resolving(hf_id, strategy, tuple(extra.items())):
                     try:
-                        result = build(builder_catalog(), builder_recipe(hf_id), query)
+                        result = kept.build(query, unavailable=False)
                     except SelectionError as error:
                         assert error.reason.strip(), query
                         continue

@@ -9,7 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from builder import SelectionError, resolve
+from builder import SelectionError
+from builder.commands.build import Builder
 from vllm_recipes.loader import Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +30,16 @@ def builder_catalog() -> dict[str, Any]:
 @cache
 def builder_recipe(hf_id: str) -> dict[str, Any]:
     return catalog().builder_recipe(hf_id)
+
+
+@cache
+def kept_builder(hf_id: str) -> Builder:
+    """One `Builder` per recipe per test process, for the tests that walk a recipe's grid:
+    it keeps what does not depend on the query, so a query costs a fraction of a fresh
+    `builder.build` (which builds a new one per call), and it answers byte-identically
+    (tests/test_unavailable_agrees.py checks a kept `Builder` against fresh builds). Its
+    `resolver.run(explicit)` is `builder.resolve(catalog, recipe, explicit)`."""
+    return Builder(builder_catalog(), builder_recipe(hf_id))
 
 
 def active_recipes() -> dict[str, Any]:
@@ -58,13 +69,13 @@ def resolving(hf_id: str, strategy: str,
     resolve. tests/test_render_matrix.py checks that every other combination says why; the
     tests of what the renderings say walk these, so a test process resolves each part of the
     grid once, not once per test (the grid is ~250,000 combinations, ~6 % of which resolve)."""
-    data, recipe = builder_catalog(), builder_recipe(hf_id)
+    data, recipe, kept = builder_catalog(), builder_recipe(hf_id), kept_builder(hf_id)
     found = []
     for variant in recipe["variants"]:
         for hardware in data["hardware"]:
             query = {"variant": variant, "hardware": hardware, "strategy": strategy, **dict(extra)}
             try:
-                resolve(data, recipe, query)
+                kept.resolver.run(query)
             except SelectionError:
                 continue
             found.append(query)

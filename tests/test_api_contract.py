@@ -19,11 +19,11 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
+from http.client import HTTPConnection
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
-from urllib.request import Request, urlopen
 from xml.etree import ElementTree
 
 import jsonschema
@@ -339,6 +339,12 @@ def links(value: Any) -> Iterator[str]:
     return (link for _, link in keyed_links(value))
 
 
+@cache
+def published_file(path: Path) -> Any:
+    """A schema file of the site, read once (thousands of documents name each)."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 @pytest.mark.site
 def test_every_json_file_validates_against_the_schema_it_names(built_site: BuiltSite) -> None:
     kinds: dict[str, int] = {}
@@ -352,8 +358,7 @@ def test_every_json_file_validates_against_the_schema_it_names(built_site: Built
         target = join(uri, doc[schema])
         kind = posixpath.basename(target).removesuffix(".json")
         assert target == f"{SCHEMA_DIR}/{kind}.json" and kind in SCHEMAS, uri
-        published_schema = json.loads((built_site.root / target).read_text(encoding="utf-8"))
-        assert published_schema == published(kind), kind
+        assert published_file(built_site.root / target) == published(kind), kind
         errors = sorted(validator(kind).iter_errors(doc), key=lambda e: e.path)
         assert not errors, f"{uri}: {errors[0].message} at {list(errors[0].path)}"
         kinds[kind] = kinds.get(kind, 0) + 1
@@ -385,6 +390,8 @@ def sub_path_site(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactor
     (top / "sub" / "path").symlink_to(built_site.root.resolve(), target_is_directory=True)
 
     class Quiet(SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keeps a connection for many requests
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -398,9 +405,35 @@ def sub_path_site(built_site: BuiltSite, tmp_path_factory: pytest.TempPathFactor
         server.server_close()
 
 
-def _status(url: str) -> int:
-    with urlopen(Request(url, method="HEAD"), timeout=30) as response:
-        return int(response.status)
+class _Heads:
+    """HEAD requests on a connection kept per thread (one connection per request cost more
+    than the check itself); `close` closes them all."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.opened: list[HTTPConnection] = []
+
+    def status(self, url: str) -> int:
+        """The status for `url` once redirects are followed (as `urlopen` does)."""
+        for _ in range(10):
+            parts = urlsplit(url)
+            connection = getattr(self.local, "connection", None)
+            if connection is None or connection.host != parts.hostname or (
+                    connection.port != parts.port):
+                connection = self.local.connection = HTTPConnection(parts.netloc, timeout=30)
+                self.opened.append(connection)
+            connection.request("HEAD", parts.path + (f"?{parts.query}" if parts.query else ""))
+            response = connection.getresponse()
+            response.read()
+            location = response.getheader("Location")
+            if response.status not in (301, 302, 303, 307, 308) or not location:
+                return int(response.status)
+            url = urljoin(url, location)
+        raise AssertionError(f"{url}: too many redirects")
+
+    def close(self) -> None:
+        for connection in self.opened:
+            connection.close()
 
 
 @pytest.mark.site
@@ -424,8 +457,12 @@ def test_every_link_in_every_json_file_resolves_under_a_sub_path(
         targets.setdefault(urljoin(sub_path_site + "feed.xml", link.attrib["href"]), "feed.xml")
     assert kinds >= {"$schema", "json", "recipe_json", "url", "page", "same_as",
                      "alternatives", "by_hardware", "models"}
-    with ThreadPoolExecutor(8) as pool:
-        statuses = dict(zip(targets, pool.map(_status, targets), strict=True))
+    heads = _Heads()
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            statuses = dict(zip(targets, pool.map(heads.status, targets), strict=True))
+    finally:
+        heads.close()
     broken = [f"{targets[url]} → {url}" for url, code in statuses.items() if code != 200]
     assert not broken, broken[:10]
     assert len(targets) > 3000
@@ -514,11 +551,13 @@ def test_the_feeds_hold_the_newest_recipe_changes_with_real_dates(built_site: Bu
     assert len(items) == FEED_SIZE
     dates = [item["date_published"] for item in items]
     assert dates == sorted(dates, reverse=True)
-    # from git, not the build's day: the newest change to a recipe's own files (a change to
+    # from git, not the build's day: the newest change to a recipe's own files (its YAML,
+    # guide, facts, performance estimates, deployments: loader.recipe_sources; a change to
     # the hardware catalog or the strategies is no recipe's entry)
     newest = next(c for c in changes(ROOT / "recipes")
-                  if c.path.is_relative_to(ROOT / "recipes" / "models")
-                  or c.path.is_relative_to(ROOT / "recipes" / "facts"))
+                  if any(c.path.is_relative_to(ROOT / "recipes" / folder) for folder in (
+                      "models", "facts", "performance", "deployments"))
+                  and c.path.name != "COVERAGE.md" and c.path.name != "coverage.json")
     assert dates[0] == newest.date
     atom = ElementTree.parse(built_site.root / "feed.xml").getroot()
     ns = "{http://www.w3.org/2005/Atom}"

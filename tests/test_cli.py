@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -13,11 +15,25 @@ import pytest
 
 from builder.vocabulary import SELECTION_KEYS
 from tests.recipes_data import ROOT
+from vllm_recipes_cli.cli import main as cli_main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "vllm_recipes_cli", *args], cwd=ROOT,
                           capture_output=True, text=True, check=False)
+
+
+def run_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`run`, through the CLI's `main` in this process (`python -m vllm_recipes_cli` is
+    `sys.exit(main())`): for a test that asks many answers of one behaviour, whose real
+    process start-up (~1 s each) another test of the behaviour keeps."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli_main(list(args))
+        except SystemExit as stop:  # argparse's usage errors
+            code = stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def test_list_names_recipes_and_variant_ids() -> None:
@@ -80,7 +96,9 @@ def test_variant_model_id_selects_the_variant() -> None:
 )
 def test_bad_or_unavailable_choices_exit_2_with_one_line(args: list[str], first_words: str
                                                          ) -> None:
-    out = run("deepseek-ai/DeepSeek-V4-Flash", *args)
+    # (the process's exit code and its one line: test_unknown_model_exits_2 and the refusals
+    # of test_list_json_and_list_is_alone run it as a user does)
+    out = run_here("deepseek-ai/DeepSeek-V4-Flash", *args)
     assert out.returncode == 2
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
@@ -214,7 +232,7 @@ def test_a_switch_that_turns_a_feature_off_says_so() -> None:
                        {"variant": "fp8"})
     assert "Spec decoding is off" in str(state["html"])
     for args in ((), ("variant=fp8", "spec_decoding=off")):
-        quiet = json.loads(run("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
+        quiet = json.loads(run_here("deepseek-ai/DeepSeek-V4-Flash", *args, "--json").stdout)
         notes = quiet["recommended_command"]["notes"]
         assert not [n for n in notes if n["title"].endswith(" is off")]
 

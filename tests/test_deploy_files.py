@@ -29,7 +29,7 @@ from tests.deploy_checks import (
     kubernetes_problems,
     vllm_parser_error,
 )
-from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
+from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids, kept_builder
 from tests.vllm_parser.envs import Parsers
 
 QWEN = "Qwen/Qwen3-8B"
@@ -38,7 +38,7 @@ FLASH = "deepseek-ai/DeepSeek-V4-Flash"
 
 def files(hf_id: str, query: dict[str, str]) -> tuple[Result, dict[str, Any]]:
     catalog, recipe = builder_catalog(), builder_recipe(hf_id)
-    result = build(catalog, recipe, query)
+    result = kept_builder(hf_id).build(query)  # a fresh `build`'s result, byte for byte
     return result, deploy_files(catalog, recipe, result)
 
 
@@ -51,7 +51,7 @@ def samples() -> list[tuple[str, dict[str, str]]]:
     for hw_id in catalog["hardware"]:
         for hf_id in hf_ids():
             try:
-                build(catalog, builder_recipe(hf_id), {"hardware": hw_id})
+                kept_builder(hf_id).resolve({"hardware": hw_id})
             except SelectionError:  # not offered there
                 continue
             picked.append((hf_id, {"hardware": hw_id}))
@@ -311,7 +311,8 @@ def test_a_download_link_carries_the_file() -> None:
 TRICKY = ["yes", "No", "on", "null", "~", "", "1", "1.0", "0x1F", "1e3", "8000:8000", "a: b",
           "#x", "x #y", "-", "--flag", "-tp", "~/.cache", "é×", "line\nline", "two\n\nlines",
           " lead", "trail ", "\t", '"q"', "'q'", "{a: 1}", "[1]", "*x", "&x", "!x", "%x",
-          "@x", "`x", "2026-01-01", "12:30", ".inf", "=", "<<", "?", "|", ">"]
+          "@x", "`x", "2026-01-01", "12:30", ".inf", "=", "<<", "?", "|", ">",
+          "A\n", "--flag\n"]  # a word and a final line break (hypothesis found `A\n`)
 
 
 def test_tricky_strings_come_back_as_they_were() -> None:

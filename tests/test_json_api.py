@@ -3,13 +3,15 @@ commands as the CLI."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import posixpath
 import random
 import subprocess
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from tests.recipes_data import (
     hf_ids,
 )
 from tests.sitebuild import BuiltSite
+from vllm_recipes_cli.cli import main as cli_main
 
 pytestmark = pytest.mark.site
 
@@ -184,11 +187,41 @@ def _target(site: BuiltSite, uri: str, link: str) -> Path:
     return target / "index.html" if path.endswith("/") else target
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What the tests below read of one JSON file of the site (each test walked and parsed
+    all of them, ~220 MB, on its own)."""
+    path: Path
+    links: tuple[str, ...]
+    """`_links` of the document."""
+    keys: frozenset[str] | None
+    """The document's keys (None: not an object)."""
+    command_keys: frozenset[str] | None
+    """`set(doc["recommended_command"])` (None: it has none)."""
+    rendering: bool
+    """A rendering of a selection: its `recommended_command` has the `query`."""
+
+
+@cache
+def _read_all(site_root: Path) -> tuple[_Read, ...]:
+    """Every file of `_json_files`, parsed once per test process."""
+    found = []
+    for path in _json_files(BuiltSite(site_root, "")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        is_dict = isinstance(data, dict)
+        found.append(_Read(
+            path, tuple(_links(data)), frozenset(data) if is_dict else None,
+            frozenset(data["recommended_command"]) if is_dict and "recommended_command" in data
+            else None,
+            is_dict and "query" in data.get("recommended_command", {})))
+    return tuple(found)
+
+
 def test_every_path_named_in_json_exists(built_site: BuiltSite) -> None:
     checked = 0
-    for path in _json_files(built_site):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        for link in _links(data):
+    for read in _read_all(built_site.root):
+        path = read.path
+        for link in read.links:
             if link.startswith(("https://", "http://")):  # a file fetched from elsewhere
                 continue
             uri = path.relative_to(built_site.root).as_posix()
@@ -292,14 +325,8 @@ def test_catalog_wide_files(built_site: BuiltSite) -> None:
 # ------------------------------------------------------------------ JSON argv == CLI argv
 
 
-@cache
 def _renderings(site_root: Path) -> list[Path]:
-    found = []
-    for path in _json_files(BuiltSite(site_root, "")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and "query" in data.get("recommended_command", {}):
-            found.append(path)
-    return found
+    return [read.path for read in _read_all(site_root) if read.rendering]
 
 
 def _cli_call(doc: dict[str, Any]) -> list[str] | None:
@@ -322,6 +349,14 @@ def _cli_call(doc: dict[str, Any]) -> list[str] | None:
             "--json"]
 
 
+def in_process(call: list[str]) -> subprocess.CompletedProcess[str]:
+    """What `call` (`python -m vllm_recipes_cli ...`) gives, from the CLI's `main` run here."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(call[3:])
+    return subprocess.CompletedProcess(call, code, out.getvalue(), err.getvalue())
+
+
 def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
     candidates = _renderings(built_site.root)
     assert len(candidates) > 100
@@ -334,11 +369,10 @@ def test_sampled_renderings_match_the_cli(built_site: BuiltSite) -> None:
         if len(calls) == 20:
             break
 
-    def run(call: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(call, cwd=ROOT, capture_output=True, text=True, check=False)
-
-    with ThreadPoolExecutor(4) as pool:
-        runs = list(pool.map(run, [call for _, _, call in calls]))
+    # The first as a user runs it (a process of its own); the others through the same
+    # `main` in this process (a Python start-up with our imports is ~1 s each).
+    runs = [subprocess.run(calls[0][2], cwd=ROOT, capture_output=True, text=True, check=False),
+            *(in_process(call) for _, _, call in calls[1:])]
     assert len(calls) == 20
     for (path, doc, call), cli in zip(calls, runs, strict=True):
         where = f"{path.relative_to(built_site.root)} vs {' '.join(call[2:])}"
@@ -374,11 +408,11 @@ def test_the_api_page_documents_every_recommended_command_field(built_site: Buil
     assert {"selection", "command", "by_hardware"} <= fields
     seen_full: set[str] = set()
     seen_compact: set[str] = set()
-    for path in _json_files(built_site):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict) or "recommended_command" not in doc:
+    for read in _read_all(built_site.root):
+        path, doc = read.path, read.keys
+        if doc is None or "recommended_command" not in doc:
             continue
-        keys = set(doc["recommended_command"])
+        keys = set(read.command_keys or ())
         assert keys <= fields, f"{path}: undocumented {sorted(keys - fields)}"
         assert "widget_html" not in doc, path
         if "title" in doc:  # a variant's document

@@ -19,7 +19,13 @@ from builder.commands.selection import node_range, strategy_reason
 from builder.views.widget import page_state
 from tests.golden import assert_golden
 from tests.layout_checks import layout_problems, value
-from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, resolving
+from tests.recipes_data import (
+    builder_catalog,
+    builder_recipe,
+    hf_ids,
+    kept_builder,
+    resolving,
+)
 
 KIMI = "moonshotai/Kimi-K2-Instruct"
 V4 = "deepseek-ai/DeepSeek-V4-Flash"
@@ -146,15 +152,16 @@ def test_every_multi_node_rendering_is_consistent() -> None:
     problems = []
     checked = 0
     for hf_id in hf_ids():
-        recipe = builder_recipe(hf_id)
+        # The recipe's kept Builder renders the commands of a fresh `build` (no pills read).
+        recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
         for sid in sorted(MULTI):
             for base in resolving(hf_id, sid):
-                low, _ = node_range(catalog, recipe, resolve(catalog, recipe, base))
+                low, _ = node_range(catalog, recipe, kept.resolver.run(base))
                 for nodes in {low, low + 1}:
                     for install in ("pip", "docker"):
                         try:
-                            result = build(catalog, recipe, {**base, "nodes": str(nodes),
-                                                             "install": install})
+                            result = kept.build({**base, "nodes": str(nodes),
+                                                 "install": install}, unavailable=False)
                         except SelectionError:
                             continue
                         checked += 1

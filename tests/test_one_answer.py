@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 from collections.abc import Iterator
+from functools import cache
 from xml.etree import ElementTree
 
 import pytest
@@ -22,6 +23,7 @@ from builder.views.widget import page_state
 from tests.htmltree import Node, parse
 from tests.recipes_data import ROOT, active_recipes, builder_catalog, builder_recipe, catalog
 from tests.sitebuild import BuiltSite
+from vllm_recipes_cli import answer_cache
 from vllm_recipes_cli.cli import main as cli_main
 
 pytestmark = pytest.mark.site
@@ -57,7 +59,22 @@ def cli(*args: str) -> tuple[int, str]:
     return code, out
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_tree_key() -> Iterator[None]:
+    """The CLI's cache key (answer_cache.tree_key: a stat of every file of the tree and of
+    the packages, made for one answer per process) worked out once per tree while this
+    module's tests ask `main` for ~2,000 answers in one process: nothing edits the tree
+    meanwhile (tests/test_cli.py checks that an edit changes the key)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(answer_cache, "tree_key", cache(answer_cache.tree_key))
+        yield
+
+
+@cache
 def cli_with_errors(*args: str) -> tuple[int, str, str]:
+    """What `vllm-recipes ARGS` gives (exit code, stdout without the install block, stderr),
+    from the CLI's `main` in this process; asked once per process for the same words (the
+    tests below ask several of the same)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli_main(list(args))

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,14 +230,26 @@ def test_a_key_given_twice_is_refused_on_cli_and_page() -> None:
 # ------------------------------------------------------------------------------ loader
 
 
-def _tree_with(tmp_path: Path, pd_yaml: str) -> Path:
-    root = tmp_path / "recipes"
+_LOADS: dict[str, Any] = {}
+"""`load_catalog`'s memo over the module's copy of the tree (what `mkdocs serve` keeps between
+loads): each load validates again only the recipe whose files changed, V4-Flash here."""
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the real recipe tree, made once for this module's loader tests."""
+    root = tmp_path_factory.mktemp("pd") / "recipes"
     shutil.copytree(RECIPES, root)
-    path = root / "models/deepseek-ai/DeepSeek-V4-Flash.yaml"
-    text = path.read_text()
+    return root
+
+
+def _tree_with(root: Path, pd_yaml: str) -> Path:
+    """The tree with V4-Flash's `pd:` block replaced by `pd_yaml` (from the real file)."""
+    text = (RECIPES / "models/deepseek-ai/DeepSeek-V4-Flash.yaml").read_text()
     start = text.index("\npd:\n")
     end = text.index("\nhardware_overrides:\n")
-    path.write_text(text[:start] + "\n" + pd_yaml + text[end:])
+    (root / "models/deepseek-ai/DeepSeek-V4-Flash.yaml").write_text(
+        text[:start] + "\n" + pd_yaml + text[end:])
     return root
 
 
@@ -258,14 +271,14 @@ def _tree_with(tmp_path: Path, pd_yaml: str) -> Path:
     ("pd:\n  h200:\n    prefill: {layout: pp}\n",
      "3: pd.h200.prefill.layout: Input should be 'tp', 'tep' or 'dep'"),
 ])
-def test_loader_rejects_bad_pd_blocks(tmp_path: Path, pd_yaml: str, message: str) -> None:
+def test_loader_rejects_bad_pd_blocks(tree: Path, pd_yaml: str, message: str) -> None:
     """Each problem names the file, the line (counted from the `pd:` line) and the field."""
-    root = _tree_with(tmp_path, pd_yaml)
+    root = _tree_with(tree, pd_yaml)
     text = (root / "models/deepseek-ai/DeepSeek-V4-Flash.yaml").read_text()
     first = text[: text.index("\npd:\n")].count("\n") + 2  # the line of `pd:`
     offset, rest = message.split(": ", 1)
     with pytest.raises(InvalidRecipe) as error:
-        load_catalog(root)
+        load_catalog(root, _LOADS)
     line = first + int(offset) - 1
     assert f"models/deepseek-ai/DeepSeek-V4-Flash.yaml:{line}: {rest}" in str(error.value)
 

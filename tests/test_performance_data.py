@@ -1,6 +1,6 @@
 """Issue 34: the committed performance estimates (recipes/performance/, `make estimates`) are
 current. Every cell the builder renders that AIConfigurator can model
-(`builder.performance.cells`: the default GPU count, its layouts, hardware with an
+(`builder.performance.cells`: every GPU count of the `gpus` row, its layouts, hardware with an
 `aiconfigurator_system`, a checkpoint AIConfigurator ships per coverage.json) has an estimate
 made by the pinned release (requirements-aiconfigurator.lock) from the same inputs, or the
 reason AIConfigurator refused it; and no estimate is left for a cell the builder no longer

@@ -86,19 +86,27 @@ def test_cells_are_the_hardware_with_an_aiconfigurator_system_times_the_workload
     assert hardware and all(catalog["hardware"][h].get("aiconfigurator_system")
                             for h in hardware)
     assert {c["system"] for c in found.cells if c["hardware"] == "h200"} == {"h200_sxm"}
-    for hw in hardware:
-        assert sorted(c["workload"] for c in found.cells if c["hardware"] == hw) == sorted(
+    layouts = {(c["hardware"], c["gpus"], c["tp"], c["dp"]) for c in found.cells}
+    for layout in layouts:
+        assert sorted(c["workload"] for c in found.cells
+                      if (c["hardware"], c["gpus"], c["tp"], c["dp"]) == layout) == sorted(
             WORKLOADS)
+    # every GPU count of the `gpus` row (1 to 8 H200s), each with its layouts: 8 GPUs as
+    # TP 8, TP 4 x 2 replicas, TP 2 x 4, TP 1 x 8 (Qwen3-8B's 32 heads split 8 ways)
+    assert {g for h, g, _, _ in layouts if h == "h200"} == set(range(1, 9))
+    assert {(t, d) for h, g, t, d in layouts if (h, g) == ("h200", 8)} == {
+        (8, 1), (4, 2), (2, 4), (1, 8)}
     # MI300X and L4 are offered but have no AIConfigurator system: a reason, no cell
     assert "MI300X" in found.why_not["default"]["mi300x"]
     assert "no vLLM performance data" in found.why_not["default"]["l4"]
 
 
-def test_a_variant_that_does_not_fit_the_default_count_gets_the_fewest_gpus_that_hold_it(
+def test_a_variant_that_does_not_fit_the_default_count_starts_at_the_fewest_gpus_that_hold_it(
 ) -> None:
-    # Qwen3-30B-A3B BF16 (61 GB) does not fit one L40S (48 GB x 0.9): two do.
+    # Qwen3-30B-A3B BF16 (61 GB) does not fit one L40S (48 GB x 0.9): two do, as TP 2 only.
     l40s = [c for c in cells("Qwen/Qwen3-30B-A3B").cells if c["hardware"] == "l40s"]
-    assert {(c["gpus"], c["tp"], c["dp"]) for c in l40s} == {(2, 2, 1)}
+    assert min(c["gpus"] for c in l40s) == 2
+    assert {(c["tp"], c["dp"]) for c in l40s if c["gpus"] == 2} == {(2, 1)}
 
 
 def test_a_checkpoint_aiconfigurator_does_not_ship_has_no_cell() -> None:
@@ -116,7 +124,7 @@ def test_a_workload_longer_than_the_context_the_command_serves_is_left_out() -> 
     # Llama 3.1 8B on one 24 GB Arc Pro B60: the fit rule caps the context below the 9,216
     # tokens of the long-prompt and reasoning workloads (8K + 1K), not the chat one's 2K.
     b60 = [c for c in cells("meta-llama/Llama-3.1-8B-Instruct").cells
-           if c["hardware"] == "arc_pro_b60"]
+           if c["hardware"] == "arc_pro_b60" and c["gpus"] == 1]
     assert [c["workload"] for c in b60] == ["chat"]
     assert builder_recipe("meta-llama/Llama-3.1-8B-Instruct")["facts"]["config"][
         "max_position_embeddings"] > 9216

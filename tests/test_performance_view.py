@@ -375,3 +375,40 @@ def test_the_acceptance_example_on_the_real_tree(capsys: Any) -> None:
     assert main([QWEN, "hardware=mi355x", "--json"]) == 0
     amd = json.loads(capsys.readouterr().out)["recommended_command"]["performance"]
     assert amd["estimated"] is False and amd["line"].startswith("no estimate for BF16 on MI355X")
+
+
+def test_a_profile_picks_on_every_gpu_count_the_builder_renders(capsys: Any) -> None:
+    """The estimates cover every GPU count of the `gpus` row, not only the default one: on
+    2× H200 the latency and throughput profiles pick among TP 2 × 1 replica and TP 1 × 2
+    replicas (recipes/performance/Qwen/Qwen3-8B.json), and say what they tune and what not."""
+    commands = {}
+    for profile in ("balanced", "latency", "throughput"):
+        assert main([QWEN, "hardware=h200", "gpus=2", f"profile={profile}", "--json"]) == 0
+        full = json.loads(capsys.readouterr().out)
+        jsonschema.validate(full, published("cli"))
+        document = full["recommended_command"]
+        commands[profile] = document["command"]
+        performance = document["performance"]
+        assert performance["estimated"] is True
+        assert performance["layout"]["gpus"] == 2
+        if profile != "balanced":
+            chosen = performance["profile"]
+            assert chosen["why"].startswith(f"{profile} profile: TP ")
+            assert chosen["tunes"] == ["tensor-parallel size × data-parallel replicas",
+                                       "--max-num-seqs"]
+            assert "ctx_tokens" in chosen["not_modelled"]["--max-num-batched-tokens"]
+            assert "--max-num-batched-tokens" not in commands[profile]
+    assert len(set(map(str, commands.values()))) == 3
+
+
+def test_the_v41_page_says_why_its_measured_points_have_no_estimate() -> None:
+    """Acceptance point 3 cannot be met with AIConfigurator 0.12.0 (V41_REPORT.md,
+    tests/aiconfigurator/test_unmodelled_architecture.py): the page and the JSON say why."""
+    recipe = builder_recipe("deepseek-ai/DeepSeek-V4.1-Flash")
+    performance = build(builder_catalog(), recipe, {"hardware": "h200"})["performance"]
+    assert performance["measured"] and not performance["estimated"]
+    assert performance["errors"].startswith(
+        "no estimate beside the measured points: AIConfigurator 0.12.0 does not model its "
+        "architecture: its config.json declares DeepseekV41ForCausalLM")
+    html = page_state(builder_catalog(), recipe, {"hardware": "h200"})["html"]
+    assert "DeepseekV41ForCausalLM" in html

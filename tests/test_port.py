@@ -20,12 +20,13 @@ import yaml
 
 from tests.recipes_data import RECIPES, ROOT
 from vllm_recipes.loader import load_catalog
-from vllm_recipes_cli.port import draft, upstream_path
+from vllm_recipes_cli.port import aliases, draft, upstream_path
 
 HARDWARE = yaml.safe_load((RECIPES / "hardware.yaml").read_text(encoding="utf-8"))
 RESTRICTED = {h for h, spec in HARDWARE["hardware"].items() if spec.get("restricted")}
 KEYS = {*HARDWARE["hardware"], *HARDWARE["brands"], *HARDWARE["generations"]}
 STRATEGIES = {p.stem for p in (RECIPES / "strategies").glob("*.yaml")}
+ALIASES = aliases(HARDWARE)
 
 PUBLIC: dict[str, Any] = {
     "meta": {"title": "GLM-5.3", "slug": "glm-5.3", "provider": "GLM (Z-AI)",
@@ -45,6 +46,12 @@ PUBLIC: dict[str, Any] = {
 
 
 def port(**changes: Any) -> tuple[dict[str, Any], list[str]]:
+    ours, todo, _ = port_noted(**changes)
+    return ours, todo
+
+
+def port_noted(**changes: Any) -> tuple[dict[str, Any], list[str], list[str]]:
+    """(draft, TODO lines, notes) of PUBLIC with `changes` (`a__b`: key b of a)."""
     public = copy.deepcopy(PUBLIC)
     for path, value in changes.items():
         *parents, last = path.split("__")
@@ -53,6 +60,7 @@ def port(**changes: Any) -> tuple[dict[str, Any], list[str]]:
             node = node.setdefault(parent, {})
         node[last] = value
     return draft(public, RESTRICTED, hardware_keys=KEYS, strategies=STRATEGIES,
+                 hardware_aliases=ALIASES,
                  upstream={"path": "models/zai-org/GLM-5.3.yaml",
                            "commit": "e46f53b17dd4082edd2551a7b55a9db0325516ba"})
 
@@ -141,7 +149,7 @@ def test_missing_version_and_architecture_are_todo_lines() -> None:
     public = copy.deepcopy(PUBLIC)
     del public["model"]["min_vllm_version"], public["model"]["architecture"]
     del public["meta"]["date_added"]
-    ours, todo = draft(public, RESTRICTED)
+    ours, todo, _ = draft(public, RESTRICTED)
     assert "min_vllm_version" not in ours["model"]
     assert todo_about(todo, "model.min_vllm_version: the public file gives none")
     assert todo_about(todo, "model.architecture: the public file gives none")
@@ -185,8 +193,8 @@ def test_a_variants_install_toggle_and_an_install_note_are_kept_or_flagged() -> 
 
 
 def test_without_a_commit_the_draft_says_so() -> None:
-    _, todo = draft(copy.deepcopy(PUBLIC), RESTRICTED,
-                    upstream={"path": "models/zai-org/GLM-5.3.yaml", "commit": ""})
+    _, todo, _ = draft(copy.deepcopy(PUBLIC), RESTRICTED,
+                       upstream={"path": "models/zai-org/GLM-5.3.yaml", "commit": ""})
     assert todo_about(todo, "upstream: no commit (pass --upstream-path / --upstream-commit)")
 
 
@@ -363,3 +371,120 @@ def test_a_draft_with_the_newer_fields_validates_and_renders(tmp_path: Path) -> 
     image = docker.index("eugr/spark-vllm:nightly-20260704")
     assert docker[image + 1:image + 4] == ["vllm", "serve", "zai-org/GLM-5.3"]
     assert serve["env"]["VLLM_ALLOW_LONG_MAX_MODEL_LEN"] == "1"
+
+
+# --- earlier node-shaped hardware ids (issue 33): `hardware_aliases` of recipes/hardware.yaml --
+
+
+def test_a_node_shaped_id_becomes_its_gpu_at_the_count_wherever_a_key_is_written() -> None:
+    ours, todo, notes = port_noted(
+        meta__hardware={"b300": "verified", "rtx_5090": "verified", "rtx_5090_2x": "verified",
+                        "rtx_pro_6000_4x": "supported", "rtx_4090_2x": "unsupported"},
+        model__docker_image={"nvidia": "vllm/vllm-openai:v0.28.0",
+                             "rtx_5090_2x": "vllm/vllm-openai:qwen38"},
+        hardware_opt_in_features={"rtx_5090_2x": ["reasoning"]},
+        hardware_overrides={"rtx_pro_6000_4x": {"extra_env": {"NCCL_P2P_DISABLE": "1"}}},
+        variants__default__supported_hardware=["b300", "rtx_5090", "rtx_5090_2x"],
+        variants__default__tp={"default": 1, "rtx_5090_2x": 2},
+        variants__default__hardware_overrides={"rtx_5090_2x": {"extra_args": ["--enforce-eager"]}},
+        strategy_overrides={"single_node_tp": {
+            "tp": {"rtx_pro_6000_4x": 4},
+            "hardware_overrides": {"rtx_4090_2x": {"extra_args": ["--max-num-seqs", "8"]}}}},
+        features__reasoning__hardware_overrides={"rtx_5090_2x": {"args": ["--x"]}})
+    assert ours["verified"] == ["b300", "rtx_5090", "rtx_5090@2"]
+    # rtx_pro_6000 is restricted: offered by naming it, here at its count
+    assert ours["hardware"] == {"rtx_4090@2": "unsupported", "rtx_pro_6000@4": "supported"}
+    assert ours["model"]["docker_image"] == {"nvidia": "vllm/vllm-openai:v0.28.0",
+                                             "rtx_5090@2": "vllm/vllm-openai:qwen38"}
+    assert ours["features"]["reasoning"]["opt_in"] == ["rtx_5090@2"]
+    assert ours["features"]["reasoning"]["hardware_overrides"] == {"rtx_5090@2": {"args": ["--x"]}}
+    assert ours["hardware_overrides"] == {"rtx_pro_6000@4": {
+        "extra_env": {"NCCL_P2P_DISABLE": "1"}}}
+    variant = ours["variants"]["default"]
+    assert variant["hardware"] == ["b300", "rtx_5090", "rtx_5090@2"]
+    assert variant["tp"] == {"all": 1, "rtx_5090@2": 2}
+    assert variant["hardware_overrides"] == {"rtx_5090@2": {"extra_args": ["--enforce-eager"]}}
+    assert ours["strategy_overrides"]["single_node_tp"] == {
+        "rtx_pro_6000@4": {"parallel_size": 4},
+        "rtx_4090@2": {"extra_args": ["--max-num-seqs", "8"]}}
+    assert not any(k in yaml.safe_dump(ours) for k in ("_2x", "_4x"))
+    assert not [t for t in todo if "is not in recipes/hardware.yaml" in t]
+    assert notes[0] == ("rtx_5090_2x (public) is rtx_5090@2 here (hardware_aliases in "
+                        "recipes/hardware.yaml): meta.hardware, model.docker_image, "
+                        "hardware_opt_in_features, "
+                        "features.reasoning.hardware_overrides, variants.default.supported_hardware"
+                        ", variants.default.tp, variants.default.hardware_overrides")
+    assert [n.split(" (public)")[0] for n in notes] == [
+        "rtx_5090_2x", "rtx_pro_6000_4x", "rtx_4090_2x"]
+
+
+def test_where_no_count_is_read_a_node_shaped_id_is_its_gpu_with_a_todo_line() -> None:
+    ours, todo, notes = port_noted(
+        meta__default_hardware="rtx_5090_2x",
+        meta__hardware={"rtx_5090_2x": "verified"},
+        strategy_hardware={"single_node_tep": {"rtx_pro_6000_2x": "unsupported",
+                                               "b300": "supported"}})
+    assert ours["default_hardware"] == "rtx_5090"
+    assert ours["verified"] == ["rtx_5090@2"]
+    assert ours["strategy_hardware"] == {"single_node_tep": {"b300": "supported",
+                                                             "rtx_pro_6000": "unsupported"}}
+    assert todo_about(todo, "strategy_hardware.single_node_tep.rtx_pro_6000_2x: rtx_pro_6000_2x "
+                            "is rtx_pro_6000@2 here, and a GPU count is not read here")
+    assert todo_about(todo, "meta.default_hardware: rtx_5090_2x is rtx_5090@2 here; the "
+                            "draft's default is rtx_5090")
+    assert notes == ["rtx_5090_2x (public) is rtx_5090@2 here (hardware_aliases in "
+                     "recipes/hardware.yaml): meta.hardware"]
+
+
+# Cut down from the public models/Qwen/Qwen3.8-27B.yaml (015a26c): its hardware list and the
+# variants naming rtx_5090_2x; the FP8 variant's `tp` map is added here to reach a tp map.
+PUBLIC_27B: dict[str, Any] = {
+    "meta": {"title": "Qwen3.8-27B", "provider": "Qwen", "description": "Qwen3.8-27B",
+             "date_added": "2026-08-14", "date_updated": "2026-09-10", "tasks": ["text"],
+             "hardware": {"gb300": "verified", "rtx_5090": "verified",
+                          "rtx_5090_2x": "verified"}},
+    "model": {"model_id": "Qwen/Qwen3.8-27B", "min_vllm_version": "0.17.0",
+              "architecture": "dense", "parameter_count": "27B", "active_parameters": "27B",
+              "context_length": 262144, "base_args": [], "base_env": {}},
+    "variants": {
+        "default": {"precision": "bf16", "vram_minimum_gb": 67},
+        "fp8": {"model_id": "Qwen/Qwen3.8-27B-FP8", "precision": "fp8", "vram_minimum_gb": 38,
+                "supported_hardware": ["h200", "b200", "gb300", "rtx_5090", "rtx_5090_2x"],
+                "tp": {"rtx_5090_2x": 2}},
+        "nvfp4": {"model_id": "Inferact/Qwen3.8-27B-NVFP4", "precision": "nvfp4",
+                  "vram_minimum_gb": 32,
+                  "supported_hardware": ["b200", "gb300", "rtx_5090", "rtx_5090_2x"]}},
+    "compatible_strategies": ["single_node_tp"],
+}
+
+
+def test_a_public_recipe_on_rtx_5090_2x_drafts_rtx_5090_at_2_and_passes_check(
+        tmp_path: Path) -> None:
+    from builder import build
+
+    tree = _tree(tmp_path)
+    source = tmp_path / "public" / "models" / "Qwen" / "Qwen3.8-27B.yaml"
+    source.parent.mkdir(parents=True)
+    source.write_text(yaml.safe_dump(PUBLIC_27B, sort_keys=False), encoding="utf-8")
+    out = run_port(str(source), "--recipes", str(tree), "--upstream-commit", "015a26c")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.endswith(": 0 TODO lines\n")
+    text = (tree / "models" / "Qwen" / "Qwen3.8-27B.yaml").read_text(encoding="utf-8")
+    header = [line for line in text.splitlines() if line.startswith("# Note: ")]
+    assert header == ["# Note: rtx_5090_2x (public) is rtx_5090@2 here (hardware_aliases in "
+                      "recipes/hardware.yaml): meta.hardware, variants.fp8.supported_hardware, "
+                      "variants.nvfp4.supported_hardware, variants.fp8.tp"]
+    body = yaml.safe_load(text)
+    assert body["verified"] == ["gb300", "rtx_5090", "rtx_5090@2"]
+    assert body["variants"]["fp8"]["hardware"][-1] == "rtx_5090@2"
+    assert body["variants"]["fp8"]["tp"] == {"rtx_5090@2": 2}
+    assert "rtx_5090_2x" not in text.replace(header[0], "")
+    check = subprocess.run([sys.executable, "-m", "vllm_recipes_cli", "check", str(tree)],
+                           cwd=ROOT, capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    loaded = load_catalog(tree)
+    result = build(loaded.builder_catalog(), loaded.builder_recipe("Qwen/Qwen3.8-27B"),
+                   {"hardware": "rtx_5090", "gpus": "2", "variant": "fp8"})
+    (serve,) = [c for c in result["commands"] if c["argv"][:2] == ["vllm", "serve"]]
+    tp = serve["argv"].index("--tensor-parallel-size")
+    assert serve["argv"][tp + 1] == "2"

@@ -2,8 +2,9 @@
 
 Node runs the npm `pyodide` runtime the site ships (node_modules/pyodide), loads the very same
 builder/*.py files, and renders page_state (result + widget HTML + notice) for a set of
-selections over every recipe; CPython renders the same selections here. Data goes in as the
-JSON the site publishes.
+selections over every recipe, with one Builder kept per recipe as the page's worker keeps it
+(builder/bridge.py); CPython renders the same selections here, the same way. Data goes in as
+the JSON the site publishes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from builder.commands.build import Builder
 from builder.views.widget import page_state
 from tests.pyodide_prelude import PYODIDE_PRELUDE
 from tests.recipes_data import ROOT, builder_catalog, builder_recipe, hf_ids
@@ -27,13 +29,18 @@ pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/rb")
+from builder.commands.build import Builder
 from builder.views.widget import page_state
 with open("/rb/input.json", encoding="utf-8") as f:
     data = json.load(f)
-json.dumps([
-    json.dumps(page_state(data["catalog"], data["recipes"][hf_id], query), ensure_ascii=False)
-    for hf_id, query in data["cases"]
-])
+builders = {}
+def state(hf_id, query):
+    recipe = data["recipes"][hf_id]
+    if hf_id not in builders:
+        builders[hf_id] = Builder(data["catalog"], recipe)
+    return json.dumps(page_state(data["catalog"], recipe, query, builders[hf_id]),
+                      ensure_ascii=False)
+json.dumps([state(hf_id, query) for hf_id, query in data["cases"]])
 `);
 process.stdout.write(out);
 """
@@ -97,8 +104,13 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
     browser = json.loads(run.stdout)
     assert len(browser) == len(cases)
     mismatches = []
+    builders: dict[str, Builder] = {}
     for (hf_id, query), got in zip(cases, browser, strict=True):
-        expected = json.dumps(page_state(catalog, recipes[hf_id], query), ensure_ascii=False)
+        if hf_id not in builders:
+            builders[hf_id] = Builder(catalog, recipes[hf_id])
+        builder = builders[hf_id]
+        expected = json.dumps(page_state(catalog, recipes[hf_id], query, builder),
+                              ensure_ascii=False)
         if got != expected:
             mismatches.append(f"{hf_id} {query}")
     assert not mismatches, "Pyodide differs from CPython for:\n" + "\n".join(mismatches)

@@ -9,11 +9,12 @@ import itertools
 import re
 import shlex
 from collections.abc import Iterator
+from functools import lru_cache
 
 import pytest
 
-from builder import SelectionError, build, resolve
-from tests.recipes_data import builder_catalog, builder_recipe, grid_of, hf_ids
+from builder import SelectionError
+from tests.recipes_data import builder_recipe, grid_of, hf_ids, kept_builder
 from vllm_recipes.vllm_flags import check_serve_argv, check_tokens, lookup
 
 
@@ -55,20 +56,31 @@ def _omni_serve_problems(argv: list[str]) -> list[str]:
     return problems
 
 
+@lru_cache(maxsize=8192)
+def _split(text: str) -> tuple[str, ...]:
+    """`shlex.split` of a command's text without its line continuations, once per text (the
+    renderings of one recipe repeat most of their commands, and shlex was most of this test's
+    time; the cache holds about a recipe's worth)."""
+    return tuple(shlex.split(text.replace("\\\n", "")))
+
+
+@lru_cache(maxsize=8192)
+def _serve_problems(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """What is wrong with a `vllm serve` argv, once per argv."""
+    listed = list(argv)
+    return tuple(_omni_serve_problems(listed) if "--omni" in argv else check_serve_argv(listed))
+
+
 def _check(result: dict) -> list[str]:
     problems = []
     for command in result["commands"]:
         argv = command["argv"]
         if argv[:2] == ["vllm", "serve"]:
-            found = _omni_serve_problems(argv) if "--omni" in argv else check_serve_argv(argv)
-            problems += [f"{command['label']}: {p}" for p in found]
-        joined = command["text"].replace("\\\n", "")
-        if shlex.split(joined) != argv:
+            problems += [f"{command['label']}: {p}" for p in _serve_problems(tuple(argv))]
+        if _split(command["text"]) != tuple(argv):
             problems.append(f"{command['label']}: text does not round-trip")
         docker_text = command["docker_text"]
-        if docker_text is not None and (
-            shlex.split(docker_text.replace("\\\n", "")) != command["docker_argv"]
-        ):
+        if docker_text is not None and _split(docker_text) != tuple(command["docker_argv"]):
             problems.append(f"{command['label']}: docker text does not round-trip")
     # The summary says a device count once ("8× RTX PRO 6000", not "8× RTX PRO 6000 8×").
     if re.search(r"\d× [^·(]*\d×", result["summary"]):
@@ -78,8 +90,7 @@ def _check(result: dict) -> list[str]:
 
 @pytest.mark.parametrize("hf_id", hf_ids())
 def test_every_combination_renders_or_says_why(hf_id: str) -> None:
-    catalog = builder_catalog()
-    recipe = builder_recipe(hf_id)
+    recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
     rendered = 0
     problems: list[str] = []
     combinations = (
@@ -89,14 +100,14 @@ def test_every_combination_renders_or_says_why(hf_id: str) -> None:
     )
     for base in combinations:
         try:
-            resolve(catalog, recipe, base)
+            kept.resolver.run(base)
         except SelectionError as error:
             assert error.reason.strip(), f"{base}: empty reason"
             continue
         for features in _feature_queries(recipe):
             query = {**base, **features}
             try:
-                result = build(catalog, recipe, query)
+                result = kept.build(query)
             except SelectionError as error:
                 # A feature that cannot be on here must say why.
                 assert error.key in features and error.reason.strip(), (query, error)

@@ -6,6 +6,8 @@ from the catalogue its wheel carries, with the standard library alone."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -21,6 +23,7 @@ import pytest
 
 from tests.deploy_checks import compose_problems, config_argv, kubernetes_problems
 from tests.recipes_data import ROOT, catalog
+from vllm_recipes_cli.cli import main as cli_main
 
 QWEN = "Qwen/Qwen3-8B"
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
@@ -79,6 +82,17 @@ def checkout(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
+def checkout_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`checkout`, through the checkout's `main` in this process (`python -m
+    vllm_recipes_cli` is `sys.exit(main())`), from the same directory; the checkout as a
+    process of its own stays compared in the tests below."""
+    out, err = io.StringIO(), io.StringIO()
+    with (contextlib.chdir(ROOT), contextlib.redirect_stdout(out),
+          contextlib.redirect_stderr(err)):
+        code = cli_main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
 def test_the_wheel_carries_the_catalogue_and_needs_nothing(installed: Installed) -> None:
     with zipfile.ZipFile(installed.wheel) as wheel:
         names = wheel.namelist()
@@ -118,7 +132,7 @@ def test_the_wheel_carries_the_catalogue_and_needs_nothing(installed: Installed)
 ], ids=lambda a: " ".join(a))
 def test_the_installed_tool_answers_as_the_checkout(installed: Installed,
                                                     args: tuple[str, ...]) -> None:
-    got, want = tool(installed, *args), checkout(*args)
+    got, want = tool(installed, *args), checkout_here(*args)
     assert got.returncode == want.returncode == 0, got.stderr
     assert got.stdout == want.stdout
     assert got.stderr == want.stderr

@@ -4,6 +4,8 @@ field-level summary; exit 0 when nothing is new, 1 when something is, 2 on bad i
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -16,6 +18,7 @@ import yaml
 from tests.recipes_data import RECIPES, ROOT, small_tree
 from vllm_recipes.api_contract import API_VERSION
 from vllm_recipes.api_schemas import published
+from vllm_recipes_cli.cli import main as cli_main
 from vllm_recipes_cli.upstream import field_changes
 
 PUBLIC_QWEN = {
@@ -73,15 +76,30 @@ def ported_tree(tmp_path: Path, first: str) -> Path:
     return small_tree(tmp_path, models)
 
 
-def upstream(checkout: Path, tree: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def upstream_process(checkout: Path, tree: Path, *extra: str
+                     ) -> subprocess.CompletedProcess[str]:
+    """`vllm-recipes upstream CHECKOUT --recipes TREE`, as a user runs it."""
     return subprocess.run(
         [sys.executable, "-m", "vllm_recipes_cli", "upstream", str(checkout), "--recipes",
          str(tree), *extra], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
+def upstream(checkout: Path, tree: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`upstream_process`, through the CLI's `main` in this process (`python -m
+    vllm_recipes_cli` is `sys.exit(main())`): a Python start-up each (~1 s) for the reports
+    below; the process itself stays checked by test_nothing_new_at_the_ported_commit, the
+    hostile checkout's bytes and the exit-2 refusals."""
+    out, err = io.StringIO(), io.StringIO()
+    with (contextlib.chdir(ROOT), contextlib.redirect_stdout(out),
+          contextlib.redirect_stderr(err)):
+        code = cli_main(["upstream", str(checkout), "--recipes", str(tree), *extra])
+    return subprocess.CompletedProcess(["upstream", str(checkout)], code, out.getvalue(),
+                                       err.getvalue())
+
+
 def test_nothing_new_at_the_ported_commit(tmp_path: Path, public: tuple[Path, str]) -> None:
     repo, first = public
-    run = upstream(repo, ported_tree(tmp_path, first))
+    run = upstream_process(repo, ported_tree(tmp_path, first))
     assert run.returncode == 0, run.stderr
     assert "new public models: 0\nremoved upstream: 0\nchanged upstream since the port: 0" in (
         run.stdout)

@@ -81,8 +81,13 @@ _PERFORMANCE = _strict({
         "kv_cache": _STR, "checkpoint": _STR, "system": _STR, "strategy": _STR,
         "kv_cache_dtype": _STR})]},
     "point": {"oneOf": [{"type": "null"}, _POINT]},
-    "profile": {"oneOf": [{"type": "null"}, _strict({"name": _STR, "why": _STR,
-                                                     "max_num_seqs": _INT})]},
+    "profile": {"oneOf": [{"type": "null"}, _strict({
+        "name": _STR, "why": _STR, "max_num_seqs": _INT,
+        "tunes": {"type": "array", "items": _STR, "description": "the settings the profile "
+                  "picks (the ones the estimates vary)"},
+        "not_modelled": {"type": "object", "additionalProperties": _STR, "description":
+                         "vLLM scheduler flags the profile leaves as the command has them, "
+                         "each with why"}})]},
     "measured": {"type": "array", "description": "points measured on this hardware, each "
                  "with its source and the estimate of the same layout, workload and "
                  "concurrency", "items": _strict({

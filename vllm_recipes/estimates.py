@@ -51,6 +51,17 @@ LAYOUT_KEYS = ("variant", "hardware", "system", "checkpoint", "strategy", "gpus"
                "dp", "ep", "kv_cache_dtype")
 """A cell without its workload: one AIConfigurator session serves every workload of it."""
 FORMATS = {"bfloat16": "bf16", "float16": "fp16"}
+ARCHITECTURES = {
+    # recipe id: the `architectures` entry of its checkpoints' config.json, for the recipes
+    # whose measured points want an estimate but whose checkpoint AIConfigurator ships no
+    # config of: it reads a config.json of any other checkpoint only when it maps that
+    # architecture to one of its models (`ARCHITECTURE_TO_MODEL_FAMILY`), so this decides
+    # whether the measured layouts can be estimated at all. V4.1-Flash: its config.json
+    # ("architectures": ["DeepseekV41ForCausalLM"], model_type deepseek_v41; the 1017 weights
+    # share it, per its recipe page) and vLLM 0.33.0's model registry, which serves it with
+    # its own model (vllm/models/deepseek_v41), not V4's.
+    "deepseek-ai/DeepSeek-V4.1-Flash": "DeepseekV41ForCausalLM",
+}
 
 
 def tool_name(version: str) -> str:
@@ -100,6 +111,13 @@ class Estimator:
         from aiconfigurator_core.sdk.common import DefaultHFModels
 
         return sorted(DefaultHFModels)
+
+    def architectures(self) -> list[str]:
+        """The config.json architectures it models (any other config.json is refused:
+        "The model's architecture ... is not supported")."""
+        from aiconfigurator_core.sdk.common import ARCHITECTURE_TO_MODEL_FAMILY
+
+        return sorted(ARCHITECTURE_TO_MODEL_FAMILY)
 
     def database_version(self, system: str) -> str | None:
         found = self.perf_database.get_latest_database_version(system=system, backend=BACKEND)
@@ -283,6 +301,7 @@ def coverage_data(estimator: Estimator, known: list[str], systems: dict[str, str
         "tool": {"tool": "aiconfigurator", "version": estimator.version,
                  "core_version": estimator.core_version, "backend": BACKEND},
         "models": known,
+        "architectures": estimator.architectures(),
         "systems": {k: v for k, v in sorted(systems.items()) if v},
         "supported": supported,
         "failed": {k: v for k, v in failed.items() if v},
@@ -290,8 +309,20 @@ def coverage_data(estimator: Estimator, known: list[str], systems: dict[str, str
     }
 
 
-def measured_points(data: dict[str, Any], known: dict[str, str], version: str
-                    ) -> dict[str, Any]:
+def unmodelled_architecture(hf_id: str, architectures: list[str], version: str
+                            ) -> str | None:
+    """Why AIConfigurator cannot estimate `hf_id` from its config.json either (None when
+    its architecture is one it models, or not known to `ARCHITECTURES`)."""
+    architecture = ARCHITECTURES.get(hf_id)
+    if architecture is None or architecture in architectures:
+        return None
+    return (f"{tool_name(version)} does not model its architecture: its config.json declares "
+            f"{architecture}, which is not among the {len(architectures)} architectures "
+            "AIConfigurator reads a config.json of (a config.json of any other is refused)")
+
+
+def measured_points(data: dict[str, Any], known: dict[str, str], version: str,
+                    architectures: list[str]) -> dict[str, Any]:
     """Per model, the measured figures we hold (NVIDIA Dynamo's measured table, the serving
     configurations) and why AIConfigurator gives no estimate of the same layouts."""
     found: dict[str, Any] = {}
@@ -312,7 +343,10 @@ def measured_points(data: dict[str, Any], known: dict[str, str], version: str
         recipe = data["recipes"].get(hf_id)
         unknown = recipe is None or all(
             aic_checkpoint(recipe, vid, known) is None for vid in recipe["variants"])
+        architecture = unmodelled_architecture(hf_id, architectures, version)
         entry["estimate"] = (
+            f"none: {architecture}, so it cannot estimate the measured layouts"
+            if unknown and architecture else
             f"none: {tool_name(version)} does not model this checkpoint (it ships no config "
             "of it), so it cannot estimate the measured layouts" if unknown else
             "none: the measured rows are NVIDIA Dynamo deployments with speculative decoding, "
@@ -350,7 +384,9 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
         f" backend `{tool['backend']}`, aggregated serving, concurrency ladder "
         f"{', '.join(map(str, CONCURRENCY))} (requests in flight on the whole layout); "
         "workloads " + ", ".join(f"{k} {v['isl']}/{v['osl']}" for k, v in WORKLOADS.items())
-        + " tokens in/out.",
+        + " tokens in/out; every GPU count of one node the builder renders a command for "
+        "(the `gpus` row) and every tensor-parallel × data-parallel layout of it, so that a "
+        "workload profile can pick at any count.",
         "",
         f"- models (recipes) with estimates: {total['models']}; checkpoints: "
         f"{total['checkpoints']}",
@@ -367,7 +403,8 @@ def coverage_text(coverage: dict[str, Any], total: dict[str, Any]) -> str:
         "",
         "Not modelled: speculative decoding (MTP, EAGLE: AIConfigurator is asked without it), "
         "prefix caching, multi-node and prefill/decode strategies, the non-default strategies "
-        "(TEP, DEP) of a selection.",
+        "(TEP, DEP) of a selection, `--max-num-batched-tokens` (AIConfigurator's per-step "
+        "prompt budget is left at its default, a whole prompt per step).",
         "",
         "## No estimate",
         "",
@@ -474,7 +511,14 @@ def run(catalogue_path: Path, folder: Path, only: str | None = None) -> int:
         hf_id = str(path.relative_to(folder).with_suffix(""))
         if path.name != COVERAGE_JSON and hf_id not in supported:
             path.unlink()
-    measured = measured_points(data, known, estimator.version)
+    architectures = estimator.architectures()
+    for hf_id, variants in supported.items():
+        why = unmodelled_architecture(hf_id, architectures, estimator.version)
+        for reasons in variants.values() if why else ():
+            for hw, reason in reasons.items():
+                if isinstance(reason, str) and "does not model this checkpoint" in reason:
+                    reasons[hw] = why
+    measured = measured_points(data, known, estimator.version, architectures)
     coverage = coverage_data(estimator, known_list, systems, supported, failed_all, measured)
     (folder / COVERAGE_JSON).write_text(dump_json(coverage), encoding="utf-8")
     (folder / COVERAGE_MD).write_text(coverage_text(coverage, counts(folder)), encoding="utf-8")

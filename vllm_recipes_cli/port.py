@@ -24,6 +24,10 @@ behaviour to its command synthesis; the draft writes it down in our format (v2):
   selectable here), a feature's or mode's `env` (ours), an override's `docker_serve_command`
   (the words after the image, our `docker_command_prefix`) and `install: {pip: false}`
   (kept, on the variant's or recipe's override); an unknown frontend or status is a TODO line;
+- an earlier node-shaped hardware id (`rtx_5090_2x`, a `hardware_aliases` entry of
+  recipes/hardware.yaml) becomes its GPU at that count (`rtx_5090@2`) wherever the file keys by
+  hardware (`_aliased`), a note in the header says where; where a count is not read
+  (`default_hardware`, `strategy_hardware`) it becomes the GPU id, with a TODO line;
 - `upstream: {path, commit}` records the public file and commit the draft was made from:
   `--upstream-path` (else read from an input path ending `models/<Org>/<repo>.yaml`) and
   `--upstream-commit`;
@@ -38,6 +42,7 @@ the public catalogue's, and delete the header.
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 from pathlib import Path
@@ -45,6 +50,7 @@ from typing import Any
 
 import yaml
 
+from builder.hardware_keys import counted, split_count
 from builder.text_safety import printable
 from builder.yaml_text import comment_lines
 from vllm_recipes.yaml_source import load_text, read_text, read_yaml
@@ -52,7 +58,7 @@ from vllm_recipes.yaml_source import load_text, read_text, read_yaml
 from .cli_common import ArgumentParser
 from .errors import InvalidRecipe
 
-__all__ = ["KNOWN", "draft", "main", "upstream_path"]
+__all__ = ["KNOWN", "aliases", "draft", "main", "upstream_path"]
 
 DROPPED_META = ("difficulty", "slug", "platforms", "hardware", "default_hardware")
 DROPPED_MODEL = ("base_args", "base_env", "supports_dcp", "docker_source", "flashinfer_autotune",
@@ -91,6 +97,20 @@ KNOWN = {
 }
 PD_OVERRIDE = "pd_cluster"
 Data = dict[str, Any]
+
+# Where the public format keys by hardware (`*`: every key or item), read by `_aliased`: with
+# a GPU count (`COUNTED`) and without one (`UNCOUNTED`: our `default_hardware` and
+# `strategy_hardware` read no count).
+COUNTED = (("meta", "hardware"), ("model", "docker_image"), ("hardware_opt_in_features",),
+           ("hardware_overrides",),
+           ("features", "*", "hardware"), ("features", "*", "hardware_overrides"),
+           ("features", "*", "modes", "*", "hardware"),
+           ("features", "*", "modes", "*", "hardware_overrides"),
+           ("variants", "*", "supported_hardware"), ("variants", "*", "tp"),
+           ("variants", "*", "hardware_overrides"), ("strategy_overrides", "*", "tp"),
+           ("strategy_overrides", "*", "hardware_overrides"),
+           ("omni", "tasks", "*", "hardware_overrides"))
+UNCOUNTED = (("strategy_hardware", "*"), ("kv_cache_strategy_hardware", "*"))
 
 
 def _quoted(text: str, limit: int = 60) -> str:
@@ -167,9 +187,84 @@ def _hardware_keys(where: str, keys: Any, known: set[str] | None, todo: list[str
         return
     for key in keys or []:
         name = str(key)
-        if name not in known and name not in ("default", "all") and not name.startswith("arch:"):
+        if split_count(name)[0] not in known and name not in ("default", "all") and (
+                not name.startswith("arch:")):
             todo.append(f"{where}: hardware {name!r} is not in recipes/hardware.yaml; add it "
                         "(with its facts) or drop it")
+
+
+def aliases(hardware: Data) -> dict[str, str]:
+    """Each earlier node-shaped id of a hardware catalog (its `hardware_aliases`, as
+    recipes/hardware.yaml writes them) → the key of its GPU at that count (`rtx_5090@2`)."""
+    return {alias: counted(entry["hardware"], entry["gpus"])
+            for alias, entry in (hardware.get("hardware_aliases") or {}).items()}
+
+
+def _places(node: Any, path: tuple[str, ...], where: str) -> list[tuple[str, Any]]:
+    """(`where`, container) of each mapping or list at `path` under `node` (`*`: any key)."""
+    if not path:
+        return [(where, node)] if isinstance(node, dict | list) else []
+    items = (node.items() if isinstance(node, dict)
+             else enumerate(node) if isinstance(node, list) else [])
+    head, rest = path[0], path[1:]
+    return [place for key, child in items if head in ("*", key)
+            for place in _places(child, rest, f"{where}.{key}" if where else str(key))]
+
+
+def _renamed(container: Any, names: dict[str, str]) -> list[str]:
+    """Rename the keys (or items) of `container` found in `names`, in place and in order;
+    the names renamed."""
+    found = [k for k in container if isinstance(k, str) and k in names]
+    if isinstance(container, dict):
+        items = [(names.get(k, k) if isinstance(k, str) else k, v) for k, v in container.items()]
+        container.clear()
+        container.update(items)
+    else:
+        container[:] = [names.get(k, k) if isinstance(k, str) else k for k in container]
+    return found
+
+
+def _aliased(public: Data, alias_keys: dict[str, str], todo: list[str]) -> tuple[Data, list[str]]:
+    """(`public` with every earlier node-shaped id in our keys, a note per id saying where):
+    its GPU at the count (`rtx_5090_2x` → `rtx_5090@2`, `COUNTED` places), else the GPU id
+    (`UNCOUNTED` places and `default_hardware`, where a count is not read: a TODO line)."""
+    if not alias_keys:
+        return public, []
+    public = copy.deepcopy(public)
+    plain = {alias: split_count(key)[0] for alias, key in alias_keys.items()}
+    seen: dict[str, list[str]] = {}
+    for path in COUNTED:
+        found: dict[str, list[str]] = {}
+        for where, container in _places(public, path, ""):
+            for name in _renamed(container, alias_keys):
+                found.setdefault(name, []).append(where)
+        for name, places in found.items():  # more than three: the path and how many
+            seen.setdefault(name, []).extend(
+                places if len(places) <= 3 else [f"{'.'.join(path)} ({len(places)})"])
+    for path in UNCOUNTED:
+        for where, mapping in _places(public, path, ""):
+            if not isinstance(mapping, dict):
+                continue
+            for name in [k for k in mapping if k in plain]:
+                value = mapping.pop(name)
+                kept = mapping.setdefault(plain[name], value)
+                todo.append(f"{where}.{name}: {name} is {alias_keys[name]} here, and a GPU "
+                            f"count is not read here: the draft says {plain[name]}: {kept} "
+                            "(every count of it); gate the strategy by hand if the count "
+                            "matters")
+    owners: list[tuple[Any, str]] = [(public.get("meta"), "meta.default_hardware"),
+                                     (public, "default_hardware")]
+    for owner, where in owners:
+        default = owner.get("default_hardware") if isinstance(owner, dict) else None
+        if isinstance(default, str) and default in plain:
+            owner["default_hardware"] = plain[default]
+            todo.append(f"{where}: {default} is {alias_keys[default]} here; the draft's default "
+                        f"is {plain[default]} (a default names no count: a list naming "
+                        f"{alias_keys[default]} and not {plain[default]} makes it the default "
+                        "count)")
+    notes = [f"{name} (public) is {alias_keys[name]} here (hardware_aliases in "
+             f"recipes/hardware.yaml): {', '.join(places)}" for name, places in seen.items()]
+    return public, notes
 
 
 def upstream_path(path: Path) -> str | None:
@@ -182,15 +277,18 @@ def upstream_path(path: Path) -> str | None:
 
 def draft(public: dict[str, Any], restricted: set[str], *,
           hardware_keys: set[str] | None = None, strategies: set[str] | None = None,
-          upstream: dict[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
-    """(our recipe as data, TODO lines) for one public recipe. `hardware_keys` (every id,
-    brand and generation of our catalogue) and `strategies` (our strategy ids), when given,
-    turn names this catalogue lacks into TODO lines; `upstream` (`path`, `commit`) is
-    written as the recipe's `upstream` block.
+          upstream: dict[str, str] | None = None, hardware_aliases: dict[str, str] | None = None
+          ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """(our recipe as data, TODO lines, notes) for one public recipe. `hardware_keys` (every
+    id, brand and generation of our catalogue) and `strategies` (our strategy ids), when
+    given, turn names this catalogue lacks into TODO lines; `upstream` (`path`, `commit`) is
+    written as the recipe's `upstream` block; `hardware_aliases` (`aliases` of our catalog)
+    turns earlier node-shaped ids into our keys, each with a note.
 
     The sections are drafted in the order CONTRIBUTING.md gives a recipe's fields (the
     draft's keys and TODO lines come out in this order)."""
     todo: list[str] = []
+    public, notes = _aliased(public, hardware_aliases or {}, todo)
     _unknown("", public, "", todo)
     ours: Data = {"meta": _meta(public["meta"], todo)}
     _hardware(public, restricted, hardware_keys, ours, todo)
@@ -209,7 +307,7 @@ def draft(public: dict[str, Any], restricted: set[str], *,
         ours["strategy_overrides"] = strategy_overrides
     _rest(public, ours, todo)
     _upstream(upstream, ours, todo)
-    return ours, todo
+    return ours, todo, notes
 
 
 def _meta(meta: Data, todo: list[str]) -> Data:
@@ -238,7 +336,8 @@ def _hardware(public: Data, restricted: set[str], hardware_keys: set[str] | None
     verified = [hw for hw, level in listed.items() if level == "verified"]
     offer = {hw: "unsupported" for hw, level in listed.items() if level == "unsupported"}
     offer.update({hw: "supported" for hw, level in listed.items()
-                  if level in ("supported", "experimental") and hw in restricted})
+                  if level in ("supported", "experimental")
+                  and split_count(hw)[0] in restricted})
     if offer:
         ours["hardware"] = offer
     if verified:
@@ -749,8 +848,9 @@ def main(argv: list[str] | None = None) -> int:
         restricted = {hw for hw, spec in hardware["hardware"].items() if spec.get("restricted")}
         keys = {*hardware["hardware"], *hardware["brands"], *hardware["generations"]}
         strategy_ids = {p.stem for p in (args.recipes / "strategies").glob("*.yaml")}
-        ours, todo = draft(public, restricted, hardware_keys=keys, strategies=strategy_ids,
-                           upstream={"path": path or "", "commit": commit or ""})
+        ours, todo, notes = draft(public, restricted, hardware_keys=keys,
+                                  strategies=strategy_ids, hardware_aliases=aliases(hardware),
+                                  upstream={"path": path or "", "commit": commit or ""})
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         print(f"vllm-recipes port: {args.public}: not in the public catalogue's recipe format "
               f"({type(error).__name__}: {_quoted(str(error))})", file=sys.stderr)
@@ -768,6 +868,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{printable(str(ours['meta']['title']), 200)}. Facts from the public catalogue "
         f"(github.com/vllm-project/recipes, {source}{at}); the guide "
         f"({target.with_suffix('.md').name}) is ours.",
+        *[f"Note: {printable(line, 500)}" for line in notes],
         *[f"TODO: {printable(line, 500)}" for line in todo]]))  # public text: one line each
     body = _dump({k: v for k, v in ours.items() if k != "upstream"})
     if "upstream" in ours:  # block style, as every ported recipe writes it

@@ -15,19 +15,12 @@ from ..hardware_keys import names
 from ..types import Data
 from ..vocabulary import OFF
 from .compose import Context
+from .count_answers import CountAnswers
 from .deploy_types import context, deploy_type
 from .install import install_refusals
 from .kv_offload import offload_reason
 from .memo import MISS, Memo, kept
-from .offering import (
-    count_reason,
-    counted_ids,
-    default_hardware,
-    gpu_counts,
-    narrowing,
-    variant_hardware,
-    variant_reason,
-)
+from .offering import counted_ids, default_hardware, narrowing, variant_hardware, variant_reason
 from .omni import task_reason
 from .omni_tasks import TASK, task_ids
 from .query import GPUS, choices, offered_hardware, recipe_strategies
@@ -43,7 +36,7 @@ from .stages import stage_index
 __all__ = ["Answers"]
 
 
-class Answers:
+class Answers(CountAnswers):
     """One recipe's kept answers (see the module docstring). The catalog and recipe must not
     change while it is in use."""
 
@@ -61,7 +54,6 @@ class Answers:
         """A vLLM-Omni recipe's tasks, in order (none for the others)."""
         self.choices = choices(catalog, recipe, self.offered)
         self.counted_ids = counted_ids(recipe)
-        """The hardware ids a hardware list names at a GPU count (`offering.gpu_counts`)."""
         self.stage = stage_index(self.features)
         """Selection key → the index in `STAGES` of the stage it enters."""
 
@@ -82,36 +74,6 @@ class Answers:
                 self.names(hw_id), kept(self.memo, ("narrowing", variant_id), narrowing,
                                         self.recipe["variants"][variant_id]))
         return found
-
-    def pinned_gpus(self, variant_id: str, hw_id: str) -> str | None:
-        """The GPU count a count-qualified key of a hardware list makes the variant's default
-        on `hw_id` (`offering.gpu_counts`); None: the usual sizing."""
-        if hw_id not in self.counted_ids:
-            return None
-        _, default = self._gpu_counts(variant_id, hw_id)
-        return None if default is None else str(default)
-
-    def _gpu_counts(self, variant_id: str, hw_id: str
-                    ) -> tuple[frozenset[int] | None, int | None]:
-        return kept(self.memo, ("gpu_counts", variant_id, hw_id), gpu_counts, self.recipe,
-                    variant_id, hw_id, self.catalog["hardware"][hw_id])
-
-    def count_reason(self, variant_id: str, hw_id: str, gpus: str) -> str | None:
-        """`offering.count_reason`: why the variant is not offered at `gpus` GPUs here."""
-        if hw_id not in self.counted_ids:
-            return None
-        allowed, _ = self._gpu_counts(variant_id, hw_id)
-        return kept(self.memo, ("count", variant_id, hw_id, gpus), count_reason, self.catalog,
-                    self.recipe, variant_id, hw_id, int(gpus), allowed)
-
-    def counted(self, explicit: Mapping[str, str], sel: Mapping[str, str]
-                ) -> Mapping[str, str]:
-        """`explicit` with the GPU count the hardware stage's hardware and variant default to
-        (`pinned_gpus`) when it asks for none: the later stages size for it."""
-        if GPUS in explicit:
-            return explicit
-        pinned = self.pinned_gpus(sel["variant"], sel["hardware"])
-        return explicit if pinned is None else {**explicit, GPUS: pinned}
 
     def runs_on(self, variant_id: str) -> list[str]:
         """The offered hardware the variant runs on, in catalog order."""

@@ -72,6 +72,20 @@ def cards_name(hw: Data, gpus: int | str | None) -> str:
             else hw["display_name"])
 
 
+def matched_count(selection: dict[str, str], hw: Data) -> int | None:
+    """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against: the
+    GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else none (a
+    node's key names it at any count)."""
+    gpus = selection.get("gpus")
+    return int(gpus) if gpus else (1 if hw.get("max_gpus") else None)
+
+
+def frontend_env(frontend: str) -> tuple[dict[str, str], Origin]:
+    """The environment the frontend sets, with its origin (`FRONTENDS`)."""
+    return FRONTENDS[frontend].env, builder_origin(
+        "builder.vocabulary", f"FRONTENDS[{frontend!r}]", f"frontend: {frontend}")
+
+
 def builder_origin(module: str, rule: str, layer: str = "builder") -> Origin:
     """The origin of a value the builder derives: `module` is the dotted name of the module
     whose rule it is (`__name__`), shown as its file (`builder/commands/pd.py`)."""
@@ -103,10 +117,7 @@ class Context:
     brand: Data = field(init=False)
     variant: Data = field(init=False)
     strategy: Data = field(init=False)
-    count: int | None = field(init=False)
-    """The GPU count a count-qualified hardware key (`rtx_5090@2`) is matched against:
-    the GPUs asked for, else one card of a single-GPU id (one with a `max_gpus`), else
-    none (a node's key names it at any count)."""
+    count: int | None = field(init=False)  # `matched_count`
 
     def __post_init__(self) -> None:
         sel = self.selection
@@ -116,9 +127,7 @@ class Context:
         object.__setattr__(self, "brand", self.catalog["brands"][hw["brand"]])
         object.__setattr__(self, "variant", self.recipe["variants"][sel["variant"]])
         object.__setattr__(self, "strategy", self.catalog["strategies"][sel["strategy"]])
-        gpus = sel.get("gpus")
-        object.__setattr__(self, "count", int(gpus) if gpus else (
-            1 if hw.get("max_gpus") else None))
+        object.__setattr__(self, "count", matched_count(sel, hw))
 
     # ------------------------------------------------------------------ basic facts
 
@@ -291,10 +300,7 @@ class Context:
             env.update(feature_env, {**origin, "path": origin["path"][:-5] + ".env"})
         _, offload_env, origin = offload_parts(self.recipe, self.selection)
         env.update(offload_env, origin)
-        frontend = self.selection["frontend"]
-        origin = builder_origin("builder.vocabulary", f"FRONTENDS[{frontend!r}]",
-                                f"frontend: {frontend}")
-        env.update(FRONTENDS[frontend].env, origin)
+        env.update(*frontend_env(self.selection["frontend"]))
         return env
 
 

@@ -8,6 +8,9 @@ estimated layouts of a selection's GPUs, at the default workload.
     throughput  the layout and concurrency with the most tokens/s per GPU, with
                 `--max-num-seqs` that concurrency per data-parallel replica
 
+A profile tunes what the estimates model (`TUNES`): the layout and `--max-num-seqs`. It leaves
+`--max-num-batched-tokens` as the command has it (`NOT_MODELLED` says why).
+
 The layouts are the estimate cells of the selection's hardware, variant and GPU count (tensor
 x data-parallel replicas on the same GPUs, one pipeline stage): the layouts the estimates were
 made for (`builder.performance.layouts`). A profile other than balanced is unavailable, with
@@ -32,12 +35,24 @@ from .estimates import (
     number,
 )
 
-__all__ = ["BALANCED", "LATENCY_SHARE", "Pick", "pick", "profile_reason"]
+__all__ = ["BALANCED", "LATENCY_SHARE", "NOT_MODELLED", "TUNES", "Pick", "pick",
+           "profile_reason"]
 
 BALANCED = next(iter(PROFILES))
 """The default profile: the recipe's command."""
 LATENCY_SHARE = 0.8
 """The latency profile keeps each user at least this share of one user's speed."""
+TUNES = ("tensor-parallel size × data-parallel replicas", "--max-num-seqs")
+"""The settings a profile picks: the ones the estimates vary."""
+NOT_MODELLED = {
+    "--max-num-batched-tokens": (
+        "not picked: AIConfigurator 0.12.0's vLLM estimate takes a budget of prompt tokens per "
+        "scheduler step (its ctx_tokens; these estimates use its default, a whole prompt per "
+        "step), not vLLM's budget of prompt and decode tokens together, and its own vLLM "
+        "configurations set this flag by a rule (users + prompt + 1500 tokens), not from an "
+        "estimate; the command keeps the recipe's value or vLLM's default"),
+}
+"""vLLM scheduler settings a profile leaves alone, and why."""
 
 
 @dataclass(frozen=True)

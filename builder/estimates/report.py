@@ -10,7 +10,9 @@
     workload    the default workload, its input and output tokens
     layout      the estimated layout (GPUs, TP, PP, DP, EP, formats) and `point` its figures
     curves      (full renderings) the layout's points for every workload
-    profile     what a latency or throughput profile picked, and why
+    profile     what a latency or throughput profile picked, and why; the settings it
+                tunes (`tunes`) and the scheduler settings it leaves alone, with why
+                (`not_modelled`)
     measured    the measured points on this hardware, each with its source and the estimate
                 of the same layout, workload and concurrency beside it (`measured.py`)
     errors      the estimates' error against the measured points, in a line
@@ -36,7 +38,7 @@ from .estimates import (
     number,
 )
 from .measured import Comparison, error_line, estimate_errors
-from .profiles import Pick
+from .profiles import NOT_MODELLED, TUNES, Pick
 
 __all__ = ["LAYOUT_KEYS", "comparison_line", "gpu_comparison", "no_estimate", "performance_json",
            "summary_line"]
@@ -113,7 +115,8 @@ def performance_json(recipe: Mapping[str, Any], hw: Mapping[str, Any],
         "layout": {key: value for key, value in cell.items() if key in LAYOUT_KEYS},
         "point": point,
         "profile": ({"name": chosen.profile, "why": chosen.why,
-                     "max_num_seqs": chosen.max_num_seqs} if chosen is not None else None),
+                     "max_num_seqs": chosen.max_num_seqs, "tunes": list(TUNES),
+                     "not_modelled": dict(NOT_MODELLED)} if chosen is not None else None),
     })
     if full:
         curves = {}

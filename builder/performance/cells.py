@@ -3,14 +3,14 @@ estimates` runs AIConfigurator over and that the staleness test (tests/test_perf
 holds the committed data (recipes/performance/) to.
 
 A cell is a recipe's variant × a hardware id whose `aiconfigurator_system` names
-AIConfigurator's system × the GPU count the builder picks by default for that selection
-(the fit rule's; when the hardware's default count does not hold the variant, the fewest
-GPUs of one node that do) × every layout of that count the builder can produce
-(`layouts.candidate_layouts`) × each workload whose prompt and output fit the context the
-command serves at that layout. A variant is modelled when its checkpoint (the variant's own
-model id, else the recipe's), or one with the same config.json (`SAME_CHECKPOINT`), is among
-the models AIConfigurator models offline (its default models, whose config.json it ships;
-coverage.json keeps the list).
+AIConfigurator's system × every GPU count of one node the builder renders a command for with
+the strategy of that selection's default (`gpus_selections`: the `gpus` row's choices, 1 up
+to the node's most, so that a workload profile can pick at any of them) × every layout of
+that count the builder can produce (`layouts.candidate_layouts`) × each workload whose prompt
+and output fit the context the command serves at that layout. A variant is modelled when its
+checkpoint (the variant's own model id, else the recipe's), or one with the same config.json
+(`SAME_CHECKPOINT`), is among the models AIConfigurator models offline (its default models,
+whose config.json it ships; coverage.json keeps the list).
 
 Everything a cell's estimate depends on besides the tool's release is in the cell
 (`INPUT_KEYS`): when any of it changes, the committed estimate is stale.
@@ -24,7 +24,7 @@ from typing import Any
 
 from ..commands.compose import sizing_args
 from ..commands.deploy_types import context
-from ..commands.fit import fit_plan
+from ..commands.fit import fit_plan, most_gpus
 from ..commands.offering import variant_hardware
 from ..commands.query import offered_hardware
 from ..commands.selection import resolve
@@ -33,7 +33,7 @@ from ..types import Data
 from .layouts import Layout, candidate_layouts
 
 __all__ = ["CONCURRENCY", "DEFAULT_WORKLOAD", "INPUT_KEYS", "SAME_CHECKPOINT", "WORKLOADS",
-           "Coverage", "aic_checkpoint", "cell_key", "estimate_cells"]
+           "Coverage", "aic_checkpoint", "cell_key", "estimate_cells", "gpus_selections"]
 
 WORKLOADS: dict[str, dict[str, int]] = {
     "chat": {"isl": 1024, "osl": 1024},
@@ -110,13 +110,13 @@ def estimate_cells(catalog: Data, recipe: Data, known: Mapping[str, str], tool: 
             if isinstance(selection, str):
                 reasons[hw_id] = selection
                 continue
-            layouts = candidate_layouts(catalog, recipe, selection)
-            if not layouts:
+            if not candidate_layouts(catalog, recipe, selection):
                 strategy = catalog["strategies"][selection["strategy"]]["display_name"]
                 reasons[hw_id] = f"its command ({strategy}) is not a single-node layout"
                 continue
-            found = [cell for layout in layouts
-                     for cell in _cells(catalog, recipe, selection, layout, system, checkpoint)]
+            found = [cell for each in gpus_selections(catalog, recipe, selection)
+                     for layout in candidate_layouts(catalog, recipe, each)
+                     for cell in _cells(catalog, recipe, each, layout, system, checkpoint)]
             if not found:
                 reasons[hw_id] = "the context its command serves is shorter than every workload"
             cells += found
@@ -140,6 +140,24 @@ def _default_selection(catalog: Data, recipe: Data, vid: str, hw_id: str
         except SelectionError:
             continue
     return f"the builder renders no command for it: {first}"
+
+
+def gpus_selections(catalog: Data, recipe: Data, selection: Mapping[str, str]
+                    ) -> list[dict[str, str]]:
+    """The resolved selections of `selection`'s variant, hardware and strategy at every GPU
+    count of one node the builder renders a command for (1 up to the node's most; the counts
+    it refuses, e.g. too few GPUs for the weights, are left out), fewest GPUs first."""
+    found = []
+    for gpus in range(1, most_gpus(catalog["hardware"][selection["hardware"]]) + 1):
+        try:
+            each = resolve(catalog, recipe, {
+                "variant": selection["variant"], "hardware": selection["hardware"],
+                "strategy": selection["strategy"], "gpus": str(gpus)})
+        except SelectionError:
+            continue
+        if each["strategy"] == selection["strategy"] and each.get("gpus") == str(gpus):
+            found.append(each)
+    return found
 
 
 def _cells(catalog: Data, recipe: Data, selection: Mapping[str, str], layout: Layout,

@@ -120,6 +120,12 @@ def performance_html(performance: Mapping[str, Any] | None) -> str:
             f'{layout["gpus"]}× GPU{"s" if layout["gpus"] != 1 else ""} '
             f'({escape(layout_text(layout["tp"], layout["dp"]))})</p>'
             f'{_table(curves)}<p class="rb-perf-source">{escape(label)}</p>')
+    chosen = performance.get("profile")
+    if chosen:  # what the profile tuned, and the scheduler flags it left alone
+        out.append(f'<p class="rb-perf-scope">The {escape(chosen["name"])} profile picks '
+                   f'{escape(" and ".join(chosen["tunes"]))}. ' + " ".join(
+                       f"<code>{escape(flag)}</code>: {escape(why)}."
+                       for flag, why in chosen["not_modelled"].items()) + "</p>")
     out.append("</details>")
     return "".join(out)
 

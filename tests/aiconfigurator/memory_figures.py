@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import warnings
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,17 @@ def checkpoint_precision(model: str) -> str | None:
     return None
 
 
-def figures(cell: dict[str, Any]) -> dict[str, Any]:
+@cache
+def database_version(system: str) -> str | None:
+    """The latest perf database of `system` for vLLM. Asked once per system: AIConfigurator
+    finds it by parsing every database's YAML metadata (~2.6 s a call), and the answer does not
+    change within a run."""
     from aiconfigurator_core.sdk import perf_database
+
+    return perf_database.get_latest_database_version(system, "vllm")
+
+
+def figures(cell: dict[str, Any]) -> dict[str, Any]:
     from aiconfigurator_core.sdk.memory import estimate_kv_cache
 
     tp = int(cell["tp"])
@@ -70,7 +80,7 @@ def figures(cell: dict[str, Any]) -> dict[str, Any]:
             cell["model"],
             cell["system"],
             "vllm",
-            perf_database.get_latest_database_version(cell["system"], "vllm"),
+            database_version(cell["system"]),
             max_num_tokens=4096,
             max_batch_size=1,
             memory_fraction_kind="of_total",

@@ -131,7 +131,7 @@ def _figures() -> list[dict[str, Any]]:
 
 
 def test_kv_cache_and_weights_per_gpu_agree_with_aiconfigurator() -> None:
-    """One test, so that AIConfigurator runs once (about a minute) whatever the workers."""
+    """One test, so that AIConfigurator starts once (a few seconds) whatever the workers."""
     figures = _figures()
     models = {f["model"] for f in figures if "error" not in f}
     assert len(models) >= 25, sorted(models)
