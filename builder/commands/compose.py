@@ -385,7 +385,8 @@ def unchecked_tp_reason(ctx: Context) -> str | None:
              f"recipes/facts/{ctx.model['model_id']}.yaml (it does not cover this variant)")
     counts = [str(1 << k) for k in range(most_gpus(ctx.hw).bit_length())]
     choices = f"{', '.join(counts[:-1])} or {counts[-1]}" if len(counts) > 1 else counts[0]
-    return (f"TP {size} (gpus={ctx.gpus}): vLLM needs the tensor-parallel size to divide the "
+    asked = f" (gpus={ctx.gpus})" if ctx.gpus != size else ""
+    return (f"TP {size}{asked}: vLLM needs the tensor-parallel size to divide the "
             f"model's attention heads, and this model's head count is not in {where}, so "
             f"only powers of two are offered: pick {choices} GPU"
             f"{'s' if counts != ['1'] else ''}")
