@@ -28,7 +28,8 @@ throughput, single-node Tensor Parallel with estimates), else an override's `par
 (single-node Tensor Parallel only); else, for
 single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
 recipe with memory facts; `--max-model-len` capped where they hold less than the full
-context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
+context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for (a
+power of two: `unchecked_tp_reason`), else
 1 GPU when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit);
 for every other strategy, the GPUs asked for (`gpus`), else every GPU of the node.
 
