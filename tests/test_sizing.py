@@ -370,3 +370,67 @@ def test_the_runs_on_filter_sizes_a_variant_by_its_own_checkpoint() -> None:
     gemma = builder_recipe("google/translategemma-27b-it")
     assert fewest_gpus(catalog, gemma, "small_4b", "l4") == 1
     assert fewest_gpus(catalog, gemma, "default", "l4") == 4
+
+
+# ------------------------------------------- a TP the builder cannot check (no memory facts)
+
+V4_FLASH = "deepseek-ai/DeepSeek-V4-Flash"
+UNCHECKED_TP = ("TP {n}: vLLM needs the tensor-parallel size to divide the model's attention "
+                "heads, and this model's head count is not in its memory facts "
+                "(recipes/facts/MISSING.md says why), so only powers of two are offered: "
+                "pick 1, 2, 4 or 8 GPUs")
+
+
+def test_a_recipe_without_facts_refuses_a_tp_that_is_not_a_power_of_two_in_the_cli() -> None:
+    """Issue 33: V4-Flash has no memory facts (no head count to check a TP against);
+    `gpus=5` on H200 printed `--tensor-parallel-size 5`, which vLLM refuses at load."""
+    out = cli(V4_FLASH, "hardware=h200", "gpus=5")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == f"gpus: {UNCHECKED_TP.format(n=5)}\n"
+
+
+def test_a_recipe_without_facts_refuses_the_same_count_in_the_builder_and_page() -> None:
+    from builder import SelectionError
+    from builder.views.widget import page_state
+
+    catalog, recipe = builder_catalog(), builder_recipe(V4_FLASH)
+    with pytest.raises(SelectionError) as error:
+        build(catalog, recipe, {"hardware": "h200", "gpus": "5"})
+    assert (error.value.key, error.value.reason) == ("gpus", UNCHECKED_TP.format(n=5))
+    # The gpus row: 3, 5, 6 and 7 are out with the reason; 1, 2, 4 and 8 are not.
+    row = build(catalog, recipe, {"hardware": "h200"})["unavailable"]["gpus"]
+    for n in (3, 5, 6, 7):
+        assert row[str(n)] == UNCHECKED_TP.format(n=n)
+    assert not {"1", "2", "4", "8"} & set(row)
+    # The URL: defaults, and a notice that says why.
+    state = page_state(catalog, recipe, {"hardware": "h200", "gpus": "5"})
+    assert state["explicit"] == {"hardware": "h200"}
+    assert UNCHECKED_TP.format(n=5) in state["notice"]
+    assert state["result"]["selection"]["gpus"] == "8"
+
+
+@pytest.mark.parametrize("gpus", ["2", "4"])
+def test_a_recipe_without_facts_still_runs_a_power_of_two(gpus: str) -> None:
+    result = build(builder_catalog(), builder_recipe(V4_FLASH), {"hardware": "h200",
+                                                                  "gpus": gpus})
+    assert flag(result["commands"][0]["argv"], "--tensor-parallel-size") == gpus
+
+
+def test_a_data_parallel_layout_keeps_its_gpus_without_facts() -> None:
+    """Data + Expert Parallel runs the 5 GPUs as data-parallel ranks (TP 1): vLLM does not
+    need 5 to divide the heads, so the count stays offered."""
+    result = build(builder_catalog(), builder_recipe(V4_FLASH),
+                   {"hardware": "h200", "strategy": "single_node_dep", "gpus": "5"})
+    argv = result["commands"][0]["argv"]
+    assert flag(argv, "--data-parallel-size") == "5"
+    assert flag(argv, "--tensor-parallel-size") in (None, "1")
+    assert "5" not in result["unavailable"].get("gpus", {})
+
+
+def test_a_recipe_with_facts_keeps_the_fit_rule_split() -> None:
+    """Qwen3-32B has facts: its refusal of 3 L40S is the fit rule's, as before."""
+    out = cli("Qwen/Qwen3-32B", "hardware=l40s", "gpus=3")
+    assert out.returncode == 2
+    assert out.stderr == ("gpus: 3 GPUs do not split into tensor-parallel groups of 2; pick a "
+                          "multiple of 2\n")

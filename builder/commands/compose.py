@@ -28,7 +28,8 @@ throughput, single-node Tensor Parallel with estimates), else an override's `par
 (single-node Tensor Parallel only); else, for
 single-node Tensor Parallel, the fit rule's size on the GPUs asked for (`builder.sizing`, for a
 recipe with memory facts; `--max-model-len` capped where they hold less than the full
-context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for, else
+context, GPUs beyond the size as data-parallel replicas), without facts the GPUs asked for (a
+power of two: `unchecked_tp_reason`), else
 1 GPU when the variant's `vram_minimum_gb` fits one GPU and the whole node otherwise (auto-fit);
 for every other strategy, the GPUs asked for (`gpus`), else every GPU of the node.
 
@@ -51,14 +52,15 @@ from ..shell import command_text, env_lines
 from ..sizing import Plan
 from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
-from .fit import fit_plan, no_estimate
+from .fit import fit_plan, most_gpus, no_estimate
 from .kv_offload import offload_parts
 from .legacy_gpus import half_precision
 from .offering import label
 from .omni_tasks import TASK, omni_task
 
 __all__ = ["DEFAULT_PORT", "HEADROOM", "Context", "builder_origin", "cards_name", "context_plan",
-           "serve_command", "size_applies", "size_override", "sizing_args", "tool_command"]
+           "serve_command", "size_applies", "size_override", "sizing_args", "tool_command",
+           "unchecked_tp_reason"]
 
 DEFAULT_PORT = SERVE_PORT
 VARIANT_OWN = BRAND + 0.5
@@ -357,6 +359,38 @@ def parallel_size(ctx: Context) -> tuple[int, Origin]:
     else:
         size, rule = gpus, "the strategy spans every GPU of the node"
     return size, builder_origin(__name__, rule, "parallel size")
+
+
+TP_FLAG = "--tensor-parallel-size"
+
+
+def unchecked_tp_reason(ctx: Context) -> str | None:
+    """Why the GPUs asked for (`gpus`) cannot be the tensor-parallel size of a variant without
+    memory facts; None when they can. vLLM needs the tensor-parallel size to divide the
+    attention heads (and the KV heads); without facts (`fit.no_estimate`) the builder does
+    not know the head count, so it offers only the sizes every model it serves divides by:
+    powers of two (the sizes recipes set by hand are too). A size the recipe sets itself
+    (`tp:`, an override's `parallel_size`) stands, and a strategy whose parallel flag is not
+    `--tensor-parallel-size` (data-parallel layouts) is not asked."""
+    if (ctx.gpus is None or ctx.strategy.get("parallel_flag") != TP_FLAG
+            or no_estimate(ctx.recipe, ctx.selection["variant"]) is None):
+        return None
+    size, _ = ctx.parallel_size()
+    if size & (size - 1) == 0:
+        return None
+    override = size_override(ctx)
+    if override is not None and override[0] == size:
+        return None
+    where = ("its memory facts (recipes/facts/MISSING.md says why)"
+             if not ctx.recipe.get("facts") else
+             f"recipes/facts/{ctx.model['model_id']}.yaml (it does not cover this variant)")
+    counts = [str(1 << k) for k in range(most_gpus(ctx.hw).bit_length())]
+    choices = f"{', '.join(counts[:-1])} or {counts[-1]}" if len(counts) > 1 else counts[0]
+    asked = f" (gpus={ctx.gpus})" if ctx.gpus != size else ""
+    return (f"TP {size}{asked}: vLLM needs the tensor-parallel size to divide the "
+            f"model's attention heads, and this model's head count is not in {where}, so "
+            f"only powers of two are offered: pick {choices} GPU"
+            f"{'s' if counts != ['1'] else ''}")
 
 
 def size_override(ctx: Context) -> tuple[int, Origin] | None:

@@ -36,7 +36,7 @@ from ..errors import SelectionError
 from ..estimates.profiles import BALANCED
 from ..types import Data
 from ..vocabulary import OFF, ON, feature_label
-from .compose import Context
+from .compose import Context, unchecked_tp_reason
 from .deploy_types import deploy_type
 from .fit import most_gpus
 from .kv_offload import KV_OFFLOAD
@@ -247,7 +247,11 @@ def pick_gpus(r: Resolver, explicit: Mapping[str, str], sel: dict[str, str],
     most = most_gpus(hw)
     if int(wanted) > most:
         raise SelectionError(GPUS, f"one {hw['display_name']} node holds at most {most} GPUs")
-    size, _ = r.context(hw_id, variant_id, sid, wanted).parallel_size()
+    ctx = r.context(hw_id, variant_id, sid, wanted)
+    problem = unchecked_tp_reason(ctx)
+    if problem:
+        raise SelectionError(GPUS, problem)
+    size, _ = ctx.parallel_size()
     if int(wanted) % size:
         raise SelectionError(GPUS, (
             f"{wanted} GPUs do not split into tensor-parallel groups of {size}; pick a "
