@@ -224,7 +224,7 @@ def notes_html(catalog: Data, recipe: Data) -> str:
             link = (f'<p><a href="{e(href)}">{label}</a></p>' if href is not None
                     else f"<p>{label}</p>")
         notes.append(
-            f'<details class="info rcp-note" data-hardware="{e(hw_id)}">'
+            f'<details class="info rcp-note" data-hardware="{e(key)}">'
             f'<summary><strong>{e(hw_name)}</strong> · {e(note["title"])}</summary>'
             f'<p>{e(note["body"])}</p>{link}</details>'
         )
