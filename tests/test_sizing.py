@@ -434,3 +434,24 @@ def test_a_recipe_with_facts_keeps_the_fit_rule_split() -> None:
     assert out.returncode == 2
     assert out.stderr == ("gpus: 3 GPUs do not split into tensor-parallel groups of 2; pick a "
                           "multiple of 2\n")
+
+
+MELLUM = "JetBrains/Mellum2-12B-A2.5B-Instruct"
+
+
+def test_a_tp_and_ep_layout_with_facts_takes_only_sizes_the_heads_divide() -> None:
+    """TP + EP sizes TP by the GPUs asked for, not by the fit rule: Mellum2 (32 attention
+    heads, 4 KV heads in its facts) on 3 A100 40GB rendered `--tensor-parallel-size 3`,
+    which vLLM refuses at load. The same refusal on the CLI, in the builder and in the row."""
+    reason = ("TP 3: vLLM needs the tensor-parallel size to divide the model's 32 attention "
+              "heads and 4 KV heads (recipes/facts/JetBrains/Mellum2-12B-A2.5B-Instruct.yaml): "
+              "pick 1, 2, 4 or 8 GPUs")
+    out = cli(MELLUM, "hardware=a100_40gb", "strategy=single_node_tep", "gpus=3")
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", f"gpus: {reason}\n")
+    catalog, recipe = builder_catalog(), builder_recipe(MELLUM)
+    query = {"hardware": "a100_40gb", "strategy": "single_node_tep"}
+    row = build(catalog, recipe, query)["unavailable"]["gpus"]
+    assert row["3"] == reason
+    assert {"5", "6", "7"} <= set(row) and not {"1", "2", "4", "8"} & set(row)
+    argv = build(catalog, recipe, {**query, "gpus": "4"})["commands"][0]["argv"]
+    assert flag(argv, "--tensor-parallel-size") == "4"

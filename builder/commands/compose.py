@@ -49,10 +49,10 @@ from ..env import EnvMap
 from ..estimates.profiles import Pick, pick
 from ..hardware_keys import BRAND, ranked
 from ..shell import command_text, env_lines
-from ..sizing import Plan
+from ..sizing import Plan, valid_tp
 from ..types import Command, Data, Origin
 from ..vocabulary import FRONTENDS, OFF, ON, SERVE_PORT
-from .fit import fit_plan, most_gpus, no_estimate
+from .fit import fit_plan, most_gpus, no_estimate, variant_facts
 from .kv_offload import offload_parts
 from .legacy_gpus import half_precision
 from .offering import label
@@ -372,14 +372,15 @@ def unchecked_tp_reason(ctx: Context) -> str | None:
     powers of two (the sizes recipes set by hand are too). A size the recipe sets itself
     (`tp:`, an override's `parallel_size`) stands, and a strategy whose parallel flag is not
     `--tensor-parallel-size` (data-parallel layouts) is not asked."""
-    if (ctx.gpus is None or ctx.strategy.get("parallel_flag") != TP_FLAG
-            or no_estimate(ctx.recipe, ctx.selection["variant"]) is None):
+    if ctx.gpus is None or ctx.strategy.get("parallel_flag") != TP_FLAG:
         return None
     size, _ = ctx.parallel_size()
-    if size & (size - 1) == 0:
-        return None
     override = size_override(ctx)
     if override is not None and override[0] == size:
+        return None
+    if no_estimate(ctx.recipe, ctx.selection["variant"]) is None:
+        return _heads_reason(ctx, size)
+    if size & (size - 1) == 0:
         return None
     where = ("its memory facts (recipes/facts/MISSING.md says why)"
              if not ctx.recipe.get("facts") else
@@ -391,6 +392,23 @@ def unchecked_tp_reason(ctx: Context) -> str | None:
             f"model's attention heads, and this model's head count is not in {where}, so "
             f"only powers of two are offered: pick {choices} GPU"
             f"{'s' if counts != ['1'] else ''}")
+
+
+def _heads_reason(ctx: Context, size: int) -> str | None:
+    """Why the facts' heads refuse tensor-parallel size `size` (`sizing.valid_tp`: it divides
+    the attention heads, and the KV heads divide it or it divides them); None when vLLM
+    accepts it. The fit rule sizes plain TP layouts by the same test; this catches the
+    layouts whose size is the GPUs asked for (TP + EP)."""
+    facts = variant_facts(ctx.recipe, ctx.selection["variant"])
+    if facts is None or valid_tp(facts["config"], size):
+        return None
+    config = facts["config"]
+    counts = [str(t) for t in range(1, most_gpus(ctx.hw) + 1) if valid_tp(config, t)]
+    choices = f"{', '.join(counts[:-1])} or {counts[-1]}" if len(counts) > 1 else counts[0]
+    kv = "" if config.get("kv_lora_rank") else f" and {config['num_key_value_heads']} KV heads"
+    return (f"TP {size}: vLLM needs the tensor-parallel size to divide the model's "
+            f"{config['num_attention_heads']} attention heads{kv} (recipes/facts/"
+            f"{ctx.model['model_id']}.yaml): pick {choices} GPU{'s' if counts != ['1'] else ''}")
 
 
 def size_override(ctx: Context) -> tuple[int, Origin] | None:
