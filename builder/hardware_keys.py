@@ -42,17 +42,23 @@ def specificity(key: str, hw_id: str, hw: Mapping[str, Any], gpus: int | None = 
                 ) -> int | None:
     """How specifically ``key`` names hardware ``hw_id`` at ``gpus`` GPUs; None when it does
     not name it."""
+    return _rank(key, hw_id, "arch:" + hw["compute_arch"], hw["generation"], hw["brand"], gpus)
+
+
+def _rank(key: str, hw_id: str, arch: str, generation: str, brand: str, gpus: int | None
+          ) -> int | None:
+    """`specificity`, given the hardware's `arch:` key, generation and brand."""
     if key == hw_id:
         return EXACT
-    if key == "arch:" + hw["compute_arch"]:
+    if key == arch:
         return ARCH
-    if key == hw["generation"]:
+    if key == generation:
         return GENERATION
-    if key == hw["brand"]:
+    if key == brand:
         return BRAND
     if key == ALL:
         return EVERY
-    if gpus is not None and key == counted(hw_id, gpus):
+    if gpus is not None and COUNT_MARK in key and key == counted(hw_id, gpus):
         return COUNT
     return None
 
@@ -78,26 +84,13 @@ def ranked(
     mapping: Mapping[str, T], hw_id: str, hw: Mapping[str, Any], gpus: int | None = None
 ) -> list[tuple[int, str, T]]:
     """(rank, key, value) of the entries of ``mapping`` whose key names the hardware at
-    ``gpus`` GPUs, least specific first (`specificity` inlined: every override layer of
-    every command asks this)."""
+    ``gpus`` GPUs, least specific first."""
     arch, generation, brand = "arch:" + hw["compute_arch"], hw["generation"], hw["brand"]
     found = []
     for key, value in mapping.items():
-        if key == hw_id:
-            rank = EXACT
-        elif key == arch:
-            rank = ARCH
-        elif key == generation:
-            rank = GENERATION
-        elif key == brand:
-            rank = BRAND
-        elif key == ALL:
-            rank = EVERY
-        elif gpus is not None and COUNT_MARK in key and key == counted(hw_id, gpus):
-            rank = COUNT
-        else:
-            continue
-        found.append((rank, key, value))
+        rank = _rank(key, hw_id, arch, generation, brand, gpus)
+        if rank is not None:
+            found.append((rank, key, value))
     found.sort(key=lambda entry: entry[0])
     return found
 
