@@ -61,9 +61,11 @@ def url_pairs(rng: random.Random, hf_id: str) -> list[tuple[str, str]]:
     """A URL query for a recipe's page: mostly real keys and values, some junk, foreign keys
     and repeated keys (a key never holds `=`: the URL cannot give one the CLI could take)."""
     choices = dict(builder(hf_id).choices)
-    # the earlier node-shaped ids are hardware values too (read as a GPU and a count)
+    # the earlier node-shaped ids are hardware values too (read as a GPU and a count), and a
+    # recipe's count-qualified keys are not (`rtx_5090@2` is a key, never a selection value)
     choices["hardware"] = [*choices.get("hardware", []),
-                           *builder_catalog().get("hardware_aliases", {})]
+                           *builder_catalog().get("hardware_aliases", {}),
+                           "rtx_5090@2", "h200@0", "rtx_4090@99999", "@2"]
     keys = list(choices)
     pairs: list[tuple[str, str]] = []
     for _ in range(rng.choice((0, 1, 1, 2, 2, 3, 4, 7))):
