@@ -25,7 +25,7 @@ export AICONFIGURATOR_PYTHON := $(CURDIR)/$(AIC_VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 export SITE_URL ?= http://$(HOST):$(PORT)/
 
-.PHONY: help install install-py install-js install-browser install-nginx build serve dev test test-fast \
+.PHONY: help install install-py install-js install-browser install-nginx install-system build serve dev test test-fast \
 	lint bench schema clean parser-envs aic-env estimates flags
 
 help:
@@ -106,21 +106,23 @@ flags: parser-envs install-py
 install-py: $(VENV)/.installed
 install-js: node_modules/.installed
 
-install-browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
+# Debian's Chromium for the browser tests, and Debian's nginx for the one that serves the site
+# under a sub-path from it (the test starts and stops its own nginx; the package's service is
+# not used). One `apt-get update` and one `apt-get install` for whichever is missing.
+APT_CHROMIUM := $(if $(wildcard /usr/bin/chromium),,chromium=$(CHROMIUM_VERSION))
+APT_NGINX := $(if $(or $(shell command -v nginx),$(wildcard /usr/sbin/nginx)),,nginx-light)
+install-system:
+	@if [ -n "$(strip $(APT_CHROMIUM) $(APT_NGINX))" ]; then \
 	  apt-get update -qq && \
-	  { apt-get install -y -qq "chromium=$(CHROMIUM_VERSION)" || \
+	  { apt-get install -y -qq $(APT_CHROMIUM) $(APT_NGINX) || \
 	    { echo "chromium $(CHROMIUM_VERSION) is gone from Debian; installing the current build"; \
-	      apt-get install -y -qq chromium; }; }; \
+	      apt-get install -y -qq $(if $(APT_CHROMIUM),chromium) $(APT_NGINX); }; }; \
+	fi
+	@if [ -n "$(APT_NGINX)" ]; then \
+	  systemctl disable --now nginx 2>/dev/null || service nginx stop 2>/dev/null || true; \
 	fi
 
-# Debian's nginx, for the browser test that serves the site under a sub-path from it (the test
-# starts and stops its own nginx; the package's service is not used).
-install-nginx:
-	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
-	  apt-get update -qq && apt-get install -y -qq nginx-light && \
-	  { systemctl disable --now nginx 2>/dev/null || service nginx stop 2>/dev/null || true; }; \
-	fi
+install-browser install-nginx: install-system
 
 install: install-py install-js
 
@@ -136,9 +138,10 @@ serve: build
 dev: install
 	$(VENV)/bin/mkdocs serve --dirty -a $(HOST):$(PORT)
 
-# The linters run while the cached environments install (pip waits on the disk, mypy on the CPU).
-test: install install-browser install-nginx
-	$(MAKE) -j4 parser-envs aic-env lint
+# Everything `make test` needs installs at once (pip and dpkg wait on the disk part of the
+# time; the two cores stay busy), the linters start as soon as the project's venv is there.
+test:
+	$(MAKE) -j6 install-py install-js install-system parser-envs aic-env lint
 	$(MAKE) $(FLAGS_FILE)
 	$(VENV)/bin/pytest -n auto
 
@@ -154,7 +157,7 @@ schema: install-py
 	$(PY) -m vllm_recipes.configurations > recipes/configurations/schema.json
 	$(PY) -m vllm_recipes.deployments > recipes/deployments/schema.json
 
-bench: install install-browser
+bench: install install-system
 	$(PY) -m benchmarks.bench_build
 	$(PY) -m benchmarks.bench_page
 	$(PY) -m benchmarks.bench_browse
