@@ -9,9 +9,11 @@ import json
 from functools import cache
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
 import yaml
 
 from tests.vllm_parser.envs import Parser
@@ -26,22 +28,39 @@ def _schema(name: str) -> dict[str, Any]:
     return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
 
 
+@cache
+def _validator(name: str) -> jsonschema.Draft7Validator:
+    """A validator of one schema, made once per process (it keeps what it resolved)."""
+    return jsonschema.Draft7Validator(_schema(name))
+
+
 def compose_problems(text: str) -> list[str]:
     """Every way a Compose file breaks the Compose Specification's schema."""
     document = yaml.safe_load(text)
-    validator = jsonschema.Draft7Validator(_schema("compose-spec.json"))
+    validator = _validator("compose-spec.json")
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
             for e in validator.iter_errors(document)]
+
+
+_schema_contents = cache(kubernetes_validate.utils.schema_contents)
+"""kubernetes-validate's reading of one of its schema files, once per file per process:
+its `validate` reads and parses its 1.8 MB definitions file again for every document (most
+of this module's time); the schemas are only read (by `referencing` and `jsonschema`)."""
 
 
 def kubernetes_problems(text: str) -> list[str]:
     """Every way the documents of a Kubernetes file break their kinds' schemas (strict: no
     unknown fields)."""
+    with mock.patch.object(kubernetes_validate.utils, "schema_contents", _schema_contents):
+        return _kubernetes_problems(text)
+
+
+def _kubernetes_problems(text: str) -> list[str]:
     problems: list[str] = []
     for document in yaml.safe_load_all(text):
         kind = (document.get("apiVersion"), document.get("kind"))
         if kind == LWS:
-            validator = jsonschema.Draft7Validator(_schema("lws-v0.10.0-leaderworkerset.json"))
+            validator = _validator("lws-v0.10.0-leaderworkerset.json")
             problems += [f"LeaderWorkerSet {'/'.join(map(str, e.absolute_path))}: {e.message}"
                          for e in validator.iter_errors(document)]
             continue

@@ -18,10 +18,16 @@ from xml.etree import ElementTree
 
 import pytest
 
-from builder.commands.build import Builder
 from builder.views.widget import page_state
 from tests.htmltree import Node, parse
-from tests.recipes_data import ROOT, active_recipes, builder_catalog, builder_recipe, catalog
+from tests.recipes_data import (
+    ROOT,
+    active_recipes,
+    builder_catalog,
+    builder_recipe,
+    catalog,
+    kept_builder,
+)
 from tests.sitebuild import BuiltSite
 from vllm_recipes_cli import answer_cache
 from vllm_recipes_cli.cli import main as cli_main
@@ -251,7 +257,7 @@ def test_variant_pages_answer_every_variant_as_the_cli_does() -> None:
         if model_id == hf_id:
             continue
         recipe, base = builder_recipe(hf_id), {"variant": variant_id}
-        builder = Builder(builder_catalog(), recipe)
+        builder = kept_builder(hf_id)  # kept per recipe, as the page's worker keeps one
         code, own = cli(model_id)
         assert code == 0, model_id
         own_argv = first_command(own)

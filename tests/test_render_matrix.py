@@ -9,12 +9,14 @@ import itertools
 import re
 import shlex
 from collections.abc import Iterator
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
 import pytest
 
 from builder import SelectionError
 from tests.recipes_data import builder_recipe, grid_of, hf_ids, kept_builder
+from tests.serve_forms import form_key, forms
 from vllm_recipes.vllm_flags import check_serve_argv, check_tokens, lookup
 
 
@@ -88,11 +90,37 @@ def _check(result: dict) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("hf_id", hf_ids())
-def test_every_combination_renders_or_says_why(hf_id: str) -> None:
+@dataclass(frozen=True)
+class Walk:
+    """One recipe's render matrix, rendered once per test process: what the test below
+    asserts, and the distinct `vllm serve` commands vLLM's own parser is given for it
+    (tests/vllm_parser/test_published_commands.py walked the same grid again, one fresh
+    resolution per combination). Immutable: tuples and strings only."""
+
+    rendered: int
+    """How many queries rendered."""
+    unexplained: tuple[str, ...]
+    """Refusals (of a combination, of a feature in it) and unavailable values without a
+    reason, each as the failure it is."""
+    problems: tuple[str, ...]
+    """What `_check` found wrong with the renderings."""
+    serve_forms: tuple[tuple[tuple[str, tuple[str, ...], str], str, str], ...]
+    """(form_key, where, install method) of every distinct `vllm serve` form
+    (tests/serve_forms.py), where first rendered, in rendering order."""
+
+
+@cache
+def walk(hf_id: str) -> Walk:
+    """Every recipe × variant × hardware × strategy (× task) combination of `hf_id`, resolved
+    by the recipe's kept `Builder` (`resolver.run` is a fresh `resolve`), and every feature
+    query of each that resolves, rendered by it (a fresh `build`'s answers, byte for byte:
+    tests/test_unavailable_agrees.py)."""
     recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
     rendered = 0
+    unexplained: list[str] = []
     problems: list[str] = []
+    seen: set[tuple[str, tuple[str, ...], str]] = set()
+    serve_forms = []
     combinations = (
         ({"variant": variant, "hardware": hardware, "strategy": strategy, **task})
         for variant, hardware, strategy in grid_of(hf_id)
@@ -102,7 +130,8 @@ def test_every_combination_renders_or_says_why(hf_id: str) -> None:
         try:
             kept.resolver.run(base)
         except SelectionError as error:
-            assert error.reason.strip(), f"{base}: empty reason"
+            if not error.reason.strip():
+                unexplained.append(f"{base}: empty reason")
             continue
         for features in _feature_queries(recipe):
             query = {**base, **features}
@@ -110,12 +139,26 @@ def test_every_combination_renders_or_says_why(hf_id: str) -> None:
                 result = kept.build(query)
             except SelectionError as error:
                 # A feature that cannot be on here must say why.
-                assert error.key in features and error.reason.strip(), (query, error)
+                if not (error.key in features and error.reason.strip()):
+                    unexplained.append(f"{query}: {error!r}")
                 continue
             rendered += 1
             problems += [f"{query}: {p}" for p in _check(result)]
             for key, reasons in result["unavailable"].items():
                 for value, reason in reasons.items():
-                    assert reason.strip(), f"{query}: {key}={value} unavailable without reason"
-    assert rendered > 0
-    assert not problems, "\n".join(problems[:20])
+                    if not reason.strip():
+                        unexplained.append(f"{query}: {key}={value} unavailable without reason")
+            for method, argv, files in forms(recipe, result):
+                key = form_key(argv, files)
+                if key not in seen:
+                    seen.add(key)
+                    serve_forms.append((key, f"selection {query}", method))
+    return Walk(rendered, tuple(unexplained), tuple(problems), tuple(serve_forms))
+
+
+@pytest.mark.parametrize("hf_id", hf_ids())
+def test_every_combination_renders_or_says_why(hf_id: str) -> None:
+    found = walk(hf_id)
+    assert not found.unexplained, "\n".join(found.unexplained[:20])
+    assert found.rendered > 0
+    assert not found.problems, "\n".join(found.problems[:20])

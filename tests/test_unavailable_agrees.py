@@ -17,7 +17,7 @@ import pytest
 from builder import SelectionError, build, choices, resolve
 from builder.commands.build import Builder
 from builder.commands.selection import Resolver, offered_hardware, recipe_strategies
-from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, kept_builder
 
 
 def _queries(recipe: dict) -> Iterator[dict[str, str]]:
@@ -58,11 +58,14 @@ class Agreement:
     """One recipe's checks of a query: a fresh `build`'s unavailable choices are the
     definition's (`_by_definition`), and a `Builder` kept across the queries (what the page's
     worker and the site's build keep, with what it has worked out) answers as the fresh
-    `build` does, a refusal included."""
+    `build` does, a refusal included. `kept`: the Builder to check (by default a new one of
+    the recipe's); the test below checks the one the grid-walking tests share
+    (tests/recipes_data.py `kept_builder`), with what they worked out on it."""
 
-    def __init__(self, catalog: dict, recipe: dict) -> None:
+    def __init__(self, catalog: dict, recipe: dict, kept: Builder | None = None) -> None:
         self.catalog, self.recipe = catalog, recipe
-        self.kept, self.definition = Builder(catalog, recipe), Resolver(catalog, recipe)
+        self.kept = kept or Builder(catalog, recipe)
+        self.definition = Resolver(catalog, recipe)
         self.options = choices(catalog, recipe)
 
     def check(self, query: dict[str, str]) -> bool:
@@ -83,5 +86,5 @@ class Agreement:
 @pytest.mark.parametrize("hf_id", hf_ids())
 def test_unavailable_is_what_resolving_each_option_says(hf_id: str) -> None:
     recipe = builder_recipe(hf_id)
-    agreement = Agreement(builder_catalog(), recipe)
+    agreement = Agreement(builder_catalog(), recipe, kept_builder(hf_id))
     assert sum(agreement.check(query) for query in _queries(recipe)) > 0

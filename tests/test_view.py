@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 from builder import SelectionError
 from builder.commands.build import Builder
 from builder.html_text import escape
-from builder.types import Result
 from builder.views.widget import click_query, clicks, neighbours, page_state, render_widget
 from tests.htmltree import parse
-from tests.recipes_data import builder_catalog, builder_recipe, hf_ids
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, kept_builder
 
 V41 = "deepseek-ai/DeepSeek-V4.1-Flash"
 
@@ -53,41 +52,50 @@ def test_escape_is_the_standard_librarys(text: str) -> None:
 
 
 @cache
-def one_value_builds(hf_id: str) -> dict[tuple[str, str], Result | None]:
-    """(key, value) → what `build` answers for the query {key: value}, None where it refuses
-    it, for every value of every key of the recipe: one walk that the two tests below share
-    (they ran it once each). Built by a kept Builder of its own (what `build` gives, byte for
-    byte), not the one whose answers list the clicks."""
-    catalog, recipe = builder_catalog(), builder_recipe(hf_id)
-    builder = Builder(catalog, recipe)
-    found: dict[tuple[str, str], Result | None] = {}
+def one_value_builds(hf_id: str) -> dict[tuple[str, str], bool]:
+    """(key, value) → whether `build` answers the query {key: value} (False where it refuses
+    it), for every value of every key of the recipe: one walk that the two tests below share
+    (they ran it once each). Asked of the recipe's kept Builder (tests/recipes_data.py: what
+    `build` gives, byte for byte; a refusal comes from the resolution, before the
+    unavailable choices, which are not worked out here), not the one whose answers list the
+    clicks."""
+    builder = kept_builder(hf_id)
+    found: dict[tuple[str, str], bool] = {}
     for key, values in builder.choices.items():
         for value in values:
             try:
-                found[key, value] = builder.build({key: value})
+                builder.build({key: value}, unavailable=False)
             except SelectionError:
-                found[key, value] = None
+                found[key, value] = False
+            else:
+                found[key, value] = True
     return found
+
+
+@cache
+def listed_clicks(hf_id: str) -> tuple[tuple[str, str], ...]:
+    """The clicks `clicks` lists next to the recipe's default result, worked out by a
+    Builder of the recipe's own (not the kept one that answers the clicks' queries): once per
+    process for the two tests below."""
+    builder = Builder(builder_catalog(), builder_recipe(hf_id))
+    return tuple((key, value) for key, value in clicks(builder, builder.build({})))
 
 
 def test_clicks_are_the_choices_that_build() -> None:
     """Every click `clicks` lists builds; every other value but the current one (and a GPU
     count, which the page asks its Python for) is refused."""
-    catalog = builder_catalog()
     for hf_id in hf_ids():
-        recipe = builder_recipe(hf_id)
-        builder = Builder(catalog, recipe)
-        result = builder.build({})
-        listed = {(key, value) for key, value in clicks(builder, result)}
+        kept = kept_builder(hf_id)
+        selection = kept.build({}, unavailable=False)["selection"]
+        listed = set(listed_clicks(hf_id))
         built = one_value_builds(hf_id)
-        for key, values in builder.choices.items():
+        for key, values in kept.choices.items():
             for value in values:
-                if value == result["selection"].get(key) or key == "gpus":
+                if value == selection.get(key) or key == "gpus":
                     # (a GPU count is asked of the page's Python when clicked: not listed)
                     assert (key, value) not in listed
                     continue
-                builds = built[key, value] is not None
-                assert ((key, value) in listed) == builds, (hf_id, key, value)
+                assert ((key, value) in listed) == built[key, value], (hf_id, key, value)
 
 
 NVFP4_PAGE = ("nvidia/DeepSeek-V4-Flash-NVFP4", "deepseek-ai/DeepSeek-V4-Flash", "nvfp4")
@@ -249,14 +257,12 @@ def test_a_shared_row_cache_changes_no_byte() -> None:
     the markup a fresh rendering gives, over every recipe's clicks."""
     catalog = builder_catalog()
     for hf_id in hf_ids():
-        recipe = builder_recipe(hf_id)
-        builder = Builder(catalog, recipe)
+        recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
         cache: dict = {}
-        result = builder.build({})
         built = one_value_builds(hf_id)
-        for key, value in [("", ""), *clicks(builder, result)]:
+        for key, value in [("", ""), *listed_clicks(hf_id)]:
             query = {key: value} if key else {}
-            after = built[key, value] if key else result
-            assert after is not None, (hf_id, query)
+            assert not key or built[key, value], (hf_id, query)
+            after = kept.build(query)
             assert (render_widget(catalog, recipe, after, query, "", cache)
                     == render_widget(catalog, recipe, after, query)), (hf_id, query)

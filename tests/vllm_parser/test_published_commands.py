@@ -24,13 +24,11 @@ from typing import Any
 
 import pytest
 
-from builder import SelectionError, resolve
-from builder.commands.build import Builder
-from builder.commands.needed_files import CONTAINER_DIR
 from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
-from tests.recipes_data import builder_catalog, builder_recipe, grid_of, hf_ids
-from tests.test_render_matrix import _feature_queries, _task_queries
+from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, kept_builder
+from tests.serve_forms import form_key, forms
+from tests.test_render_matrix import walk
 from tests.vllm_parser.envs import OMNI_VERSION, PYTHONS, Parsers
 from vllm_recipes.flag_types import read_types, with_types, without_types
 from vllm_recipes.vllm_flags import FLAGS_FILE, OMNI_FLAGS_FILE
@@ -40,64 +38,12 @@ pytestmark = pytest.mark.vllm_parser
 # --- what the site publishes ------------------------------------------------------------------
 
 
-def _container_argv(result: dict[str, Any], command: dict[str, Any]) -> list[str] | None:
-    """`vllm serve` + what the Docker form runs after its image."""
-    docker = command.get("docker_argv")
-    if not docker:
-        return None
-    rest = docker[docker.index(result["docker_image"]) + 1:]
-    if rest[:2] == ["vllm", "serve"]:
-        rest = rest[2:]
-    return ["vllm", "serve", *rest]
-
-
-def _files(recipe: dict[str, Any], choice: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
-    """Paths an install method leaves where the command runs, with what a plugin registers."""
-    own = recipe.get("files", {})
-    paths = [*choice.get("provides", []),
-             *(p for step in choice.get("dependencies", []) for p in step.get("provides", []))]
-    return {path: dict(own.get(path.removeprefix(CONTAINER_DIR + "/"), {}).get("registers", {}))
-            for path in paths}
-
-
-def forms(recipe: dict[str, Any], result: dict[str, Any]) -> Iterator[tuple[str, list[str],
-                                                                            dict[str, Any]]]:
-    """(install method, argv, files) of every `vllm serve` command of a result, as run."""
-    install = result["install"]
-    for command in result["commands"]:
-        if command["argv"][:2] != ["vllm", "serve"]:
-            continue
-        host = "pip" if install["pip"]["available"] else "docker"
-        yield host, command["argv"], _files(recipe, install[host])
-        container = _container_argv(result, command)
-        if container is not None and install["docker"]["available"]:
-            yield "docker", container, _files(recipe, install["docker"])
-
-
-def render_matrix(hf_id: str) -> Iterator[tuple[dict[str, str], dict[str, Any]]]:
-    """(query, result) of every rendering tests/test_render_matrix.py renders."""
-    data, recipe = builder_catalog(), builder_recipe(hf_id)
-    builder = Builder(data, recipe)
-    for variant, hardware, strategy in grid_of(hf_id):
-        for task in _task_queries(recipe):
-            base = {"variant": variant, "hardware": hardware, "strategy": strategy, **task}
-            try:
-                resolve(data, recipe, base)
-            except SelectionError:
-                continue
-            for features in _feature_queries(recipe):
-                query = {**base, **features}
-                try:
-                    yield query, builder.build(query, unavailable=False)
-                except SelectionError:
-                    continue
-
-
 def endpoints(hf_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """(site path, result) of every JSON file of the recipe that has a command: the
     renderings `render_recipe` gives the build (`api.recipe_endpoints` writes each one's
-    result; a `same_as` file points at a rendering that is here)."""
-    renderings = render_recipe(builder_catalog(), builder_recipe(hf_id))
+    result; a `same_as` file points at a rendering that is here), by the recipe's kept
+    `Builder` (a fresh one's answers, byte for byte)."""
+    renderings = render_recipe(builder_catalog(), builder_recipe(hf_id), kept_builder(hf_id))
     for tree in renderings.trees.values():
         for rendering in tree:
             if rendering.same_as is None:
@@ -106,16 +52,18 @@ def endpoints(hf_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
 
 @cache
 def published(hf_id: str) -> dict[tuple[str, tuple[str, ...], str], dict[str, Any]]:
-    """Every distinct command (parser, argv, files) with the first place it is published."""
+    """Every distinct command (parser, argv, files) with the first place it is published:
+    the render matrix's (`walk`, which tests/test_render_matrix.py checks, rendered once per
+    test process for both), then the endpoints'."""
     recipe = builder_recipe(hf_id)
     found: dict[tuple[str, tuple[str, ...], str], dict[str, Any]] = {}
-    sources = [*((f"selection {q}", r) for q, r in render_matrix(hf_id)),
-               *((f"/{uri}", r) for uri, r in endpoints(hf_id))]
-    for where, result in sources:
+    for key, where, method in walk(hf_id).serve_forms:
+        found[key] = {"where": where, "method": method, "argv": list(key[1]),
+                      "files": json.loads(key[2])}
+    for uri, result in endpoints(hf_id):
         for method, argv, files in forms(recipe, result):
-            kind = "omni" if "--omni" in argv else "vllm"
-            key = (kind, tuple(argv), json.dumps(files, sort_keys=True))
-            found.setdefault(key, {"where": where, "method": method, "argv": argv,
+            key = form_key(argv, files)
+            found.setdefault(key, {"where": f"/{uri}", "method": method, "argv": argv,
                                    "files": files})
     return found
 
