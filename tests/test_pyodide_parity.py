@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
+from functools import cache
 from pathlib import Path
 
 from builder.commands.build import Builder
@@ -23,7 +25,9 @@ NODE = shutil.which("node") or "/usr/bin/node"
 COMPANION_CASE = "deepseek-ai/DeepSeek-R1 + single_node_dpa_tp"
 PYODIDE = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
 
-# Runs in Node from the repo root, so `import "pyodide"` resolves to node_modules/pyodide.
+# Runs in Node from the repo root, so `import "pyodide"` resolves to node_modules/pyodide. One
+# Node process (one Pyodide start) answers both tests' cases: the recipes' page states, then
+# the Dynamo widget's.
 SCRIPT = PYODIDE_PRELUDE + r"""
 pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
 const out = pyodide.runPython(`
@@ -31,6 +35,7 @@ import json, sys
 sys.path.insert(0, "/rb")
 from builder.commands.build import Builder
 from builder.views.widget import page_state
+from builder.views.dynamo import page_state as dynamo_state
 with open("/rb/input.json", encoding="utf-8") as f:
     data = json.load(f)
 builders = {}
@@ -40,7 +45,11 @@ def state(hf_id, query):
         builders[hf_id] = Builder(data["catalog"], recipe)
     return json.dumps(page_state(data["catalog"], recipe, query, builders[hf_id]),
                       ensure_ascii=False)
-json.dumps([state(hf_id, query) for hf_id, query in data["cases"]])
+json.dumps({
+    "recipes": [state(hf_id, query) for hf_id, query in data["cases"]],
+    "dynamo": [json.dumps(dynamo_state(data["deployments"], query), ensure_ascii=False)
+               for query in data["dynamo_cases"]],
+})
 `);
 process.stdout.write(out);
 """
@@ -80,9 +89,9 @@ def _cases(catalog: dict, recipes: dict[str, dict]) -> list[tuple[str, dict[str,
     return cases
 
 
-def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
-    assert PYODIDE.exists(), "node_modules/pyodide is missing: run `make install`"
-    # Round-trip through JSON text: the browser gets exactly this.
+def _recipe_input() -> tuple[dict, dict[str, dict], list[tuple[str, dict[str, str]]]]:
+    """The catalog and recipes as the browser gets them (round-tripped through JSON text),
+    and the page states asked of both sides."""
     catalog = json.loads(json.dumps(builder_catalog()))
     recipes = {hf_id: json.loads(json.dumps(builder_recipe(hf_id))) for hf_id in hf_ids()}
     cases = _cases(catalog, recipes)
@@ -92,16 +101,50 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
         *recipes["deepseek-ai/DeepSeek-R1"]["strategies"], "single_node_dpa_tp"]}
     cases += [(COMPANION_CASE, {"strategy": "single_node_dpa_tp", **extra})
               for extra in ({}, {"install": "docker"}, {"hardware": "b200"})]
+    return catalog, recipes, cases
+
+
+def _dynamo_input() -> tuple[dict, list[dict[str, str]]]:
+    """The Dynamo deployments as published, and every combination of the widget's keys."""
+    from builder.dynamo.targets import choices
+    from tests.test_dynamo import data
+
+    deployments = json.loads(json.dumps(data()))
+    values = choices(deployments)
+    cases: list[dict[str, str]] = []
+    for framework in [None, *values["framework"]]:
+        for gpu in [None, *values["gpu"]]:
+            for topology in [None, *values["topology"]]:
+                picked = {"framework": framework, "gpu": gpu, "topology": topology}
+                cases.append({f"dynamo_{k}": v for k, v in picked.items() if v})
+    cases.append({"dynamo_gpu": "a100", "dynamo_colour": "blue", "hardware": "h200"})
+    return deployments, cases
+
+
+@cache
+def _in_pyodide() -> subprocess.CompletedProcess[str]:
+    """Both tests' cases answered under Pyodide by one Node process (a start of Pyodide
+    costs seconds), once per test process; each test reads its part."""
+    catalog, recipes, cases = _recipe_input()
+    deployments, dynamo_cases = _dynamo_input()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "input.json"
+        path.write_text(json.dumps({"catalog": catalog, "recipes": recipes, "cases": cases,
+                                    "deployments": deployments,
+                                    "dynamo_cases": dynamo_cases}), encoding="utf-8")
+        return subprocess.run(
+            [NODE, "--input-type=module", "-", str(ROOT / "builder"), str(path)],
+            input=SCRIPT, capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
+        )
+
+
+def test_pyodide_renders_what_cpython_renders() -> None:
+    assert PYODIDE.exists(), "node_modules/pyodide is missing: run `make install`"
+    catalog, recipes, cases = _recipe_input()
     assert len(recipes) >= 2 and len(cases) >= 50
-    (tmp_path / "input.json").write_text(
-        json.dumps({"catalog": catalog, "recipes": recipes, "cases": cases}), encoding="utf-8"
-    )
-    run = subprocess.run(
-        [NODE, "--input-type=module", "-", str(ROOT / "builder"), str(tmp_path / "input.json")],
-        input=SCRIPT, capture_output=True, text=True, cwd=ROOT, timeout=180, check=False,
-    )
+    run = _in_pyodide()
     assert run.returncode == 0, run.stderr
-    browser = json.loads(run.stdout)
+    browser = json.loads(run.stdout)["recipes"]
     assert len(browser) == len(cases)
     mismatches = []
     builders: dict[str, Builder] = {}
@@ -116,48 +159,15 @@ def test_pyodide_renders_what_cpython_renders(tmp_path: Path) -> None:
     assert not mismatches, "Pyodide differs from CPython for:\n" + "\n".join(mismatches)
 
 
-
-DYNAMO_SCRIPT = PYODIDE_PRELUDE + r"""
-pyodide.FS.writeFile("/rb/input.json", readFileSync(inputPath, "utf8"));
-const out = pyodide.runPython(`
-import json, sys
-sys.path.insert(0, "/rb")
-from builder.views.dynamo import page_state
-with open("/rb/input.json", encoding="utf-8") as f:
-    data = json.load(f)
-json.dumps([
-    json.dumps(page_state(data["deployments"], query), ensure_ascii=False)
-    for query in data["cases"]
-])
-`);
-process.stdout.write(out);
-"""
-
-
-def test_pyodide_renders_the_dynamo_widget_as_cpython(tmp_path: Path) -> None:
-    from builder.dynamo.targets import choices
+def test_pyodide_renders_the_dynamo_widget_as_cpython() -> None:
     from builder.views.dynamo import page_state as dynamo_state
-    from tests.test_dynamo import data
 
     assert PYODIDE.exists(), "node_modules/pyodide is missing: run `make install`"
-    deployments = json.loads(json.dumps(data()))
-    values = choices(deployments)
-    cases: list[dict[str, str]] = []
-    for framework in [None, *values["framework"]]:
-        for gpu in [None, *values["gpu"]]:
-            for topology in [None, *values["topology"]]:
-                picked = {"framework": framework, "gpu": gpu, "topology": topology}
-                cases.append({f"dynamo_{k}": v for k, v in picked.items() if v})
-    cases.append({"dynamo_gpu": "a100", "dynamo_colour": "blue", "hardware": "h200"})
+    deployments, cases = _dynamo_input()
     assert len(cases) == 3 * 4 * 3 + 1
-    (tmp_path / "input.json").write_text(
-        json.dumps({"deployments": deployments, "cases": cases}), encoding="utf-8")
-    run = subprocess.run(
-        [NODE, "--input-type=module", "-", str(ROOT / "builder"), str(tmp_path / "input.json")],
-        input=DYNAMO_SCRIPT, capture_output=True, text=True, cwd=ROOT, timeout=180, check=False,
-    )
+    run = _in_pyodide()
     assert run.returncode == 0, run.stderr
-    browser = json.loads(run.stdout)
+    browser = json.loads(run.stdout)["dynamo"]
     expected = [json.dumps(dynamo_state(deployments, q), ensure_ascii=False) for q in cases]
     mismatches = [str(q) for q, got, want in zip(cases, browser, expected, strict=True)
                   if got != want]
