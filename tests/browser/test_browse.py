@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from site_plugins.recipes.model_search import CardWords, rank
 from tests.browser.conftest import Site
+from tests.browser.widget import hold_python
 from tests.recipes_data import active_recipes
 
 
@@ -244,7 +245,8 @@ def test_one_search_box_on_the_home_page(browser: Browser, site: Site, width: in
         page.locator("body").press("/")
         expect(control(page, "Search")).to_be_focused()
         # A model page, by instant navigation (the home page's stylesheet goes): the theme's
-        # search is back; and gone again back home.
+        # search is back; and gone again back home. (Its Python is not started: unused here.)
+        hold_python(page)
         page.locator('a.rcp-card-link[href$="Qwen/Qwen3-8B/"]').click()
         page.wait_for_selector(".rb-mount")
         # wide: the theme's search box in the header; narrow: its button
@@ -352,6 +354,7 @@ def test_back_from_a_model_page_restores_the_filters(site_page: Page) -> None:
     control(page, "Task").select_option("embedding")
     embedding = with_task("embedding")
     expect(page.locator("[data-rcp-count]")).to_have_text(str(len(embedding)))
+    hold_python(page)  # the model page is only passed through: its Python would be unused
     page.locator(".rcp-card:not([hidden]) .rcp-card-link").first.click()
     page.wait_for_selector(".rb-mount")
     page.go_back()

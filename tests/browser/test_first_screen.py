@@ -186,6 +186,7 @@ def test_dark_mode_follows_the_system_until_the_reader_picks(browser: Browser,
     context = browser.new_context(viewport=DESKTOP, base_url=site.origin, color_scheme="dark")
     try:
         page = context.new_page()
+        hold_python(page)  # the theme's palette: no Python asked (its boot would be unused)
         # Without the theme's bundle, only the palette script in the header (before the first
         # paint) can have picked the system's scheme.
         page.route("**/assets/javascripts/bundle.*.min.js", lambda route: route.abort())
@@ -206,6 +207,7 @@ def test_dark_mode_follows_the_system_until_the_reader_picks(browser: Browser,
                                     color_scheme="light")
         try:
             other = light.new_page()
+            hold_python(other)
             other.goto(model_url(QWEN))
             assert other.evaluate("document.body.dataset.mdColorScheme") == "default"
         finally:
