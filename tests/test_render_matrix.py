@@ -10,7 +10,7 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import pytest
 
@@ -109,8 +109,52 @@ class Walk:
     (tests/serve_forms.py), where first rendered, in rendering order."""
 
 
-@cache
+_walked: dict[str, Walk] = {}
+
+
 def walk(hf_id: str) -> Walk:
+    """`_walk(hf_id)`, once per test process."""
+    found = _walked.get(hf_id)
+    if found is None:
+        found = _walked[hf_id] = _walk(hf_id)
+    return found
+
+
+def serve_forms(hf_id: str) -> tuple[tuple[tuple[str, tuple[str, ...], str], str, str], ...]:
+    """`walk(hf_id).serve_forms`: the walk's when this process has walked the recipe, else
+    the same combinations rendered by the kept `Builder` without what only the test below
+    reads (the unavailable choices, the render checks); the same forms either way."""
+    if hf_id in _walked:
+        return _walked[hf_id].serve_forms
+    recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
+    seen: set[tuple[str, tuple[str, ...], str]] = set()
+    found = []
+    for base in _combinations(hf_id, recipe):
+        try:
+            kept.resolver.run(base)
+        except SelectionError:
+            continue
+        for features in _feature_queries(recipe):
+            query = {**base, **features}
+            try:
+                result = kept.build(query, unavailable=False)
+            except SelectionError:
+                continue
+            for method, argv, files in forms(recipe, result):
+                key = form_key(argv, files)
+                if key not in seen:
+                    seen.add(key)
+                    found.append((key, f"selection {query}", method))
+    return tuple(found)
+
+
+def _combinations(hf_id: str, recipe: dict) -> Iterator[dict[str, str]]:
+    for variant, hardware, strategy in grid_of(hf_id):
+        for task in _task_queries(recipe):
+            yield {"variant": variant, "hardware": hardware, "strategy": strategy, **task}
+
+
+def _walk(hf_id: str) -> Walk:
     """Every recipe × variant × hardware × strategy (× task) combination of `hf_id`, resolved
     by the recipe's kept `Builder` (`resolver.run` is a fresh `resolve`), and every feature
     query of each that resolves, rendered by it (a fresh `build`'s answers, byte for byte:
@@ -121,12 +165,7 @@ def walk(hf_id: str) -> Walk:
     problems: list[str] = []
     seen: set[tuple[str, tuple[str, ...], str]] = set()
     serve_forms = []
-    combinations = (
-        ({"variant": variant, "hardware": hardware, "strategy": strategy, **task})
-        for variant, hardware, strategy in grid_of(hf_id)
-        for task in _task_queries(recipe)
-    )
-    for base in combinations:
+    for base in _combinations(hf_id, recipe):
         try:
             kept.resolver.run(base)
         except SelectionError as error:

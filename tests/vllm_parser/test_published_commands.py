@@ -28,7 +28,7 @@ from builder.vllm_release import VLLM_VERSION
 from site_plugins.recipes.renderings import render_recipe
 from tests.recipes_data import builder_catalog, builder_recipe, hf_ids, kept_builder
 from tests.serve_forms import form_key, forms
-from tests.test_render_matrix import walk
+from tests.test_render_matrix import serve_forms
 from tests.vllm_parser.envs import OMNI_VERSION, PYTHONS, Parsers
 from vllm_recipes.flag_types import read_types, with_types, without_types
 from vllm_recipes.vllm_flags import FLAGS_FILE, OMNI_FLAGS_FILE
@@ -53,11 +53,11 @@ def endpoints(hf_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
 @cache
 def published(hf_id: str) -> dict[tuple[str, tuple[str, ...], str], dict[str, Any]]:
     """Every distinct command (parser, argv, files) with the first place it is published:
-    the render matrix's (`walk`, which tests/test_render_matrix.py checks, rendered once per
-    test process for both), then the endpoints'."""
+    the render matrix's (`serve_forms`: the walk tests/test_render_matrix.py checks, read
+    from it where this process has walked the recipe), then the endpoints'."""
     recipe = builder_recipe(hf_id)
     found: dict[tuple[str, tuple[str, ...], str], dict[str, Any]] = {}
-    for key, where, method in walk(hf_id).serve_forms:
+    for key, where, method in serve_forms(hf_id):
         found[key] = {"where": where, "method": method, "argv": list(key[1]),
                       "files": json.loads(key[2])}
     for uri, result in endpoints(hf_id):
