@@ -478,13 +478,12 @@ def _output(catalog: Data, recipe: Data, result: Result, cache: RowCache | None 
     All but the notes (which also say what the explicit choices turned off) come from the
     rendering of the selection alone (`Builder.build`): they are made once per selection in
     `cache`, however many queries lead to it."""
-    if cache is None:
-        head: Pieces = _answer(catalog, recipe, result, None)
-    else:
-        key = ("answer", *result["selection"].items())
-        head = cache.get(key)
-        if head is None:
-            head = cache[key] = _answer(catalog, recipe, result, cache)
+    key = ("answer", *result["selection"].items())
+    head: Pieces | None = cache.get(key) if cache is not None else None
+    if head is None:
+        head = _answer(catalog, recipe, result, cache)
+        if cache is not None:
+            cache[key] = head
     return [*head,
             *(f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
               f'{escape(note.get("body", ""))}</div>' for note in result["notes"]),
