@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 
@@ -14,8 +16,11 @@ from tests.sitebuild import BUILT_FOR, BuiltSite, build
 from tests.vllm_parser.envs import XDIST_GROUP, Parsers
 
 # The command line's cache of validated recipes (vllm_recipes_cli/answer_cache.py): one of the
-# test session's own, not the user's.
-os.environ.setdefault("VLLM_RECIPES_CACHE", tempfile.mkdtemp(prefix="vllm-recipes-cache-"))
+# test session's own, not the user's, made by the process that starts the session (pytest-xdist's
+# workers and the tests' subprocesses inherit it) and removed when that process ends.
+if "VLLM_RECIPES_CACHE" not in os.environ:
+    os.environ["VLLM_RECIPES_CACHE"] = tempfile.mkdtemp(prefix="vllm-recipes-cache-")
+    atexit.register(shutil.rmtree, os.environ["VLLM_RECIPES_CACHE"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import parse_qsl
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from site_plugins.recipes.model_search import CardWords, rank
 from tests.browser.conftest import Site
+from tests.browser.widget import hold_python
 from tests.recipes_data import active_recipes
 
 
@@ -144,9 +145,32 @@ def test_search_filter_counts_url_and_back(site_page: Page) -> None:
     assert shown_ids(page) == qwen
 
 
-def test_family_search_ignores_separators(site_page: Page) -> None:
-    page = site_page
-    open_home(page)
+@pytest.fixture(scope="module")
+def home_tab(site_context: BrowserContext, site: Site) -> Iterator[Callable[[str], Page]]:
+    """A tab per home page address for the tests that only type into the search box and read
+    the cards: the page is loaded once (about 1.5 CPU-seconds for its ~600 KB of cards), and
+    each test's search replaces the last one's (the cards shown and their order follow the
+    box's text alone). Called with the address, it gives its tab, loaded there."""
+    tabs: dict[str, Page] = {}
+
+    def at(path: str) -> Page:
+        page = tabs.get(path)
+        if page is None:
+            page = tabs[path] = site_context.new_page()
+            page.on("websocket", lambda ws: site.foreign.append(ws.url))
+        elif page.evaluate("location.pathname") == "/" and page.locator(
+                ".rcp-browse.rcp-js").count():
+            return page
+        open_home(page, path)
+        return page
+
+    yield at
+    for tab in tabs.values():
+        tab.close()
+
+
+def test_family_search_ignores_separators(home_tab: Callable[[str], Page]) -> None:
+    page = home_tab("/")
     search = control(page, "Search")
     found = []
     for words in ("llama 3", "Llama-3", "llama3"):
@@ -221,7 +245,8 @@ def test_one_search_box_on_the_home_page(browser: Browser, site: Site, width: in
         page.locator("body").press("/")
         expect(control(page, "Search")).to_be_focused()
         # A model page, by instant navigation (the home page's stylesheet goes): the theme's
-        # search is back; and gone again back home.
+        # search is back; and gone again back home. (Its Python is not started: unused here.)
+        hold_python(page)
         page.locator('a.rcp-card-link[href$="Qwen/Qwen3-8B/"]').click()
         page.wait_for_selector(".rb-mount")
         # wide: the theme's search box in the header; narrow: its button
@@ -266,12 +291,12 @@ def test_search_finds_embedding_and_h100_models(site_page: Page, site: Site) -> 
                               "mini", "K2-Horizon")),
     ("qwen", "provider"), ("embedding", "name"),
 ])
-def test_the_page_ranks_as_model_search_does(site_page: Page, query: str, sort: str) -> None:
+def test_the_page_ranks_as_model_search_does(home_tab: Callable[[str], Page], query: str,
+                                             sort: str) -> None:
     """browse.js's matcher is model_search.rank: the same cards, the same scores (the page's
     order key, the card's `order`, is score × cards + place in the chosen order; grouped by
     provider, the best match comes first within each provider)."""
-    page = site_page
-    open_home(page, f"/?sort={sort}" if sort != "newest" else "/")
+    page = home_tab(f"/?sort={sort}" if sort != "newest" else "/")
     control(page, "Search").fill(query)
     want = python_scores(page, query)
     assert shown_ids(page) == set(want)
@@ -329,6 +354,7 @@ def test_back_from_a_model_page_restores_the_filters(site_page: Page) -> None:
     control(page, "Task").select_option("embedding")
     embedding = with_task("embedding")
     expect(page.locator("[data-rcp-count]")).to_have_text(str(len(embedding)))
+    hold_python(page)  # the model page is only passed through: its Python would be unused
     page.locator(".rcp-card:not([hidden]) .rcp-card-link").first.click()
     page.wait_for_selector(".rb-mount")
     page.go_back()

@@ -18,6 +18,7 @@ from tests.browser.widget import (
     expected,
     expected_text,
     folded,
+    hold_python,
     model_url,
     paints,
     pill,
@@ -75,6 +76,7 @@ def test_the_command_and_its_copy_button_are_in_the_first_screen(screen: Page,
                                                                  hf_id: str) -> None:
     page = screen
     height = page.viewport["height"]  # type: ignore[attr-defined]
+    hold_python(page)  # the first screen, before Python: nothing here waits for it
     page.goto(model_url(hf_id))
     seen = page.evaluate(FIRST_SCREEN)
     assert seen["titles"] == [catalog().recipes[hf_id].meta.title]
@@ -110,6 +112,9 @@ def test_copy_stays_in_reach_while_the_pills_change(screen: Page) -> None:
     a Copy of the command the pills now ask for; "Show the command" goes back to it."""
     page = screen
     height = page.viewport["height"]  # type: ignore[attr-defined]
+    # One click away from the page's state, answered from what the build prerendered: the
+    # page's Python is not started (a boot nothing here uses).
+    hold_python(page)
     page.goto(model_url(QWEN))
     bar = page.locator(".rb-widget .rb-bar")
     expect(bar).to_be_hidden()  # the output's own Copy is on screen
@@ -144,6 +149,7 @@ def test_the_unavailable_strategies_sit_behind_one_control_for_the_keyboard(scre
     pills; Tab reaches "8 more, unavailable", Enter shows every other one with the builder's
     reason (in the accessibility tree), Enter hides them again."""
     page = screen
+    hold_python(page)  # the prerendered rows: no click here asks Python
     page.goto(model_url(QWEN))
     reasons = expected(QWEN, {})["result"]["unavailable"]["strategy"]
     shown = [p for p in pills(page, "strategy") if p["reason"] is not None]
@@ -180,6 +186,7 @@ def test_dark_mode_follows_the_system_until_the_reader_picks(browser: Browser,
     context = browser.new_context(viewport=DESKTOP, base_url=site.origin, color_scheme="dark")
     try:
         page = context.new_page()
+        hold_python(page)  # the theme's palette: no Python asked (its boot would be unused)
         # Without the theme's bundle, only the palette script in the header (before the first
         # paint) can have picked the system's scheme.
         page.route("**/assets/javascripts/bundle.*.min.js", lambda route: route.abort())
@@ -200,6 +207,7 @@ def test_dark_mode_follows_the_system_until_the_reader_picks(browser: Browser,
                                     color_scheme="light")
         try:
             other = light.new_page()
+            hold_python(other)
             other.goto(model_url(QWEN))
             assert other.evaluate("document.body.dataset.mdColorScheme") == "default"
         finally:

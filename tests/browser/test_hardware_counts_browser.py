@@ -7,9 +7,8 @@ in light and dark."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import BrowserContext, expect
 
-from tests.browser.conftest import Site
 from tests.browser.widget import (
     WarmTab,
     cli_text,
@@ -68,17 +67,18 @@ def _meet(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_brand_names_stay_clear_of_the_rows_fold_control(browser: Browser, site: Site,
+def test_brand_names_stay_clear_of_the_rows_fold_control(site_context: BrowserContext,
                                                          scheme: str) -> None:
     """Seen on Qwen3.8-27B at 1280 px: "HUAWEI ASCEND", two lines in the names' gutter, ran
     out of its brand into the line below, where the row's "6 more, unavailable" sat. At a
     phone's, a tablet's and a desktop's width, closed and open, each name stays inside its
     brand, and no name meets the control, its list or a pill."""
-    context = browser.new_context(base_url=site.origin, color_scheme=scheme,
-                                  viewport={"width": 1280, "height": 900})
-    context.add_init_script("delete window.SharedWorker;")
+    # A tab of the session's context (its HTTP cache holds Pyodide), the system's scheme
+    # emulated before the page loads.
+    page = site_context.new_page()
     try:
-        page = context.new_page()
+        page.emulate_media(color_scheme=scheme)
+        page.set_viewport_size({"width": 1280, "height": 900})
         page.goto(model_url(QWEN))
         wait_python(page)  # no repaint after this: the boxes are the page's own
         for width in (390, 768, 1280):
@@ -103,4 +103,4 @@ def test_brand_names_stay_clear_of_the_rows_fold_control(browser: Browser, site:
             page.locator('.rb-row[data-row="hardware"] .rb-pills > details.rb-more'
                          ' > summary').click()  # closed again for the next width
     finally:
-        context.close()
+        page.close()

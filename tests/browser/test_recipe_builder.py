@@ -167,9 +167,11 @@ def test_exclusive_features_disable_each_other(warm_tab: WarmTab) -> None:
         "text_only": "off", "encoder_parallel": "on"})
 
 
-def test_url_selection_is_restored(site_page: Page) -> None:
+def test_url_selection_is_restored(warm_tab: WarmTab) -> None:
+    # A fresh widget reading the link (arrived at by instant navigation, Python already
+    # running; test_page_behaviour's links test loads the same link cold).
     query = {"hardware": "mi355x", "spec_decoding": "dspark", "install": "docker"}
-    site_page.goto(model_url(V4, "hardware=mi355x&spec_decoding=dspark&install=docker"))
+    site_page = warm_tab.open(V4, "hardware=mi355x&spec_decoding=dspark&install=docker")
     wait_python(site_page)
     expect(pill(site_page, "hardware", "mi355x")).to_have_attribute("aria-pressed", "true")
     expect(pill(site_page, "spec_decoding", "dspark")).to_have_attribute("aria-pressed", "true")

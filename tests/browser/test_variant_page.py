@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 from builder.views.widget import page_state
 from tests.browser.widget import (
     PYTHON_TIMEOUT_MS,
+    WarmTab,
     cli_text,
     model_url,
     painted,
@@ -55,18 +56,17 @@ def test_a_bad_variant_keeps_the_page_checkpoint_across_a_reload(site_page: Page
     assert painted(page)["copy_text"] == own
 
 
-def test_another_variant_is_the_clis_answer(site_page: Page) -> None:
-    page = site_page
-    page.goto(model_url(PAGE, "variant=fp8"))
+def test_another_variant_is_the_clis_answer(warm_tab: WarmTab) -> None:
+    # A fresh widget on the variant's page, reached by instant navigation (Python running):
+    # the paint of the link's selection is what the CLI prints.
+    page = warm_tab.open(PAGE, "variant=fp8")
     wait_python(page)
-    wait_paint(page, 0)
     assert painted(page)["copy_text"] == cli_command({"variant": "fp8"})
     assert url_query(page) == {"variant": "fp8"}
 
 
-def test_the_compare_box_compares_with_the_pages_checkpoint(site_page: Page) -> None:
-    page = site_page
-    page.goto(model_url(PAGE))
+def test_the_compare_box_compares_with_the_pages_checkpoint(warm_tab: WarmTab) -> None:
+    page = warm_tab.open(PAGE)
     wait_python(page)
     page.locator(".cmp-input").fill(cli_command({}))
     page.click("button.cmp-run")
