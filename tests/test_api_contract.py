@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
 from http.client import HTTPConnection
@@ -27,6 +27,7 @@ from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
 
 import jsonschema
+import jsonschema_rs
 import pytest
 
 from builder.commands.build import build, retired_reason
@@ -86,6 +87,17 @@ def validator(kind: str) -> jsonschema.protocols.Validator:
     schema = published(kind)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
+
+
+@cache
+def fast_validator(kind: str) -> jsonschema_rs.Draft202012Validator:
+    """The same schema in jsonschema-rs (Rust; the site's thousands of files take a second,
+    not half a minute): checked once by Python's jsonschema (`validator`), formats not
+    asserted as Python's jsonschema asserts none without a format checker, never a download.
+    `test_the_fast_validator_rejects_what_jsonschema_rejects` holds the two to one verdict."""
+    validator(kind)
+    return jsonschema_rs.Draft202012Validator(published(kind), validate_formats=False,
+                                              offline=True)
 
 
 @cache
@@ -328,10 +340,21 @@ def test_feed_entries_are_the_newest_changes_or_the_recipes_dates() -> None:
 
 
 def site_json(site: BuiltSite) -> list[Path]:
-    return sorted(p for p in site.root.rglob("*.json")
-                  if p.relative_to(site.root).parts[0] not in ("assets", "search")
-                  and not p.relative_to(site.root).as_posix().startswith(SCHEMA_DIR)
-                  and p.relative_to(site.root).as_posix() not in NOT_API)
+    return [site.root / uri for uri in site_json_uris(site.root)]
+
+
+@cache
+def site_json_uris(root: Path) -> tuple[str, ...]:
+    """The site path of every API document of a built site, in path order (one walk of the
+    folders; the tests that read every document share it)."""
+    found: list[tuple[str, ...]] = []
+    for folder, folders, names in os.walk(root):
+        parts = Path(folder).relative_to(root).parts
+        if not parts:
+            folders[:] = [name for name in folders if name not in ("assets", "search")]
+        found += [(*parts, name) for name in names if name.endswith(".json")]
+    uris = ("/".join(parts) for parts in sorted(found))
+    return tuple(uri for uri in uris if not uri.startswith(SCHEMA_DIR) and uri not in NOT_API)
 
 
 def links(value: Any) -> Iterator[str]:
@@ -359,8 +382,9 @@ def test_every_json_file_validates_against_the_schema_it_names(built_site: Built
         kind = posixpath.basename(target).removesuffix(".json")
         assert target == f"{SCHEMA_DIR}/{kind}.json" and kind in SCHEMAS, uri
         assert published_file(built_site.root / target) == published(kind), kind
-        errors = sorted(validator(kind).iter_errors(doc), key=lambda e: e.path)
-        assert not errors, f"{uri}: {errors[0].message} at {list(errors[0].path)}"
+        if not fast_validator(kind).is_valid(doc):
+            error = next(fast_validator(kind).iter_errors(doc))
+            pytest.fail(f"{uri}: {error.message} at {error.instance_path}")
         kinds[kind] = kinds.get(kind, 0) + 1
         command = doc.get("recommended_command")
         if command:  # the page's copy text: an `export` line per variable of `env` first
@@ -371,6 +395,100 @@ def test_every_json_file_validates_against_the_schema_it_names(built_site: Built
     assert set(kinds) == set(SCHEMAS) - CLI_KINDS, sorted(set(SCHEMAS) - set(kinds))
     assert with_env > 3000  # (v0 left the environment out of 3,267 of 3,510 files)
     assert sum(kinds.values()) > 3000
+
+
+WRONG_TYPE = {str: 0, int: "0", float: "0", bool: "true", type(None): [], list: "[]",
+              dict: "{}"}
+"""A value of another JSON type for a value of each type."""
+
+
+def smallest_of_each_kind(site: BuiltSite) -> dict[str, str]:
+    """Schema kind → the site path of the smallest JSON file naming it (every file names its
+    schema among its first keys; only those first bytes are read)."""
+    named = re.compile(rb'"_?\$?schema": ?"[^"]*/([\w-]+)\.json"')
+    found: dict[str, tuple[int, str]] = {}
+    for path in site_json(site):
+        with path.open("rb") as file:
+            match = named.search(file.read(300))
+        size = path.stat().st_size
+        if match and (kind := match.group(1).decode()) and size < found.get(kind, (size + 1,))[0]:
+            found[kind] = size, path.relative_to(site.root).as_posix()
+    return {kind: uri for kind, (_, uri) in found.items()}
+
+
+def shortened(doc: Any, accepts: Callable[[Any], bool]) -> Any:
+    """A copy of a document with every list cut to its first two items, and every object to
+    its first two keys where the copy is still one that `accepts` (a map of hardware ids, not
+    an object's required keys): the same shapes, less to validate."""
+    copy = json.loads(json.dumps(doc))
+
+    def cut(value: Any) -> None:
+        if isinstance(value, list):
+            del value[2:]
+        elif isinstance(value, dict) and len(value) > 2:
+            rest = {key: value.pop(key) for key in list(value)[2:]}
+            if not accepts(copy):
+                value.update(rest)  # (back in their order: after the first two)
+        for item in value.values() if isinstance(value, dict) else (
+                value if isinstance(value, list) else ()):
+            cut(item)
+
+    cut(copy)
+    return copy
+
+
+def to_the_deepest_object(doc: Any) -> list[dict[str, Any]]:
+    """The non-empty objects from the document down to its deepest one (the first deepest)."""
+    def deepest(value: Any, depth: int) -> tuple[int, list[dict[str, Any]]]:
+        best: tuple[int, list[dict[str, Any]]] = (depth, [value]) if (
+            isinstance(value, dict) and value) else (-1, [])
+        items = value.values() if isinstance(value, dict) else (
+            value if isinstance(value, list) else ())
+        for item in items:
+            below, chain = deepest(item, depth + 1)
+            if below > best[0]:
+                best = below, ([value, *chain] if isinstance(value, dict) and value else chain)
+        return best
+    return deepest(doc, 0)[1]
+
+
+@pytest.mark.site
+def test_the_fast_validator_rejects_what_jsonschema_rejects(built_site: BuiltSite) -> None:
+    """jsonschema-rs (`fast_validator`, which validates every file of the site) judges as
+    Python's jsonschema does. For each kind of site file, its smallest real document (lists
+    cut to two items) and mutated copies of it: at every object from the top down to its
+    deepest one, its first and its last key removed, and each of them given a value of another
+    JSON type. Both
+    validators give each copy the same errors (where, which keyword); each kind has a
+    missing key rejected as `required` and a wrong type rejected as `type`."""
+    chosen = smallest_of_each_kind(built_site)
+    assert set(chosen) == set(SCHEMAS) - CLI_KINDS, sorted(set(SCHEMAS) - CLI_KINDS - set(chosen))
+    for kind, uri in sorted(chosen.items()):
+        doc = shortened(json.loads((built_site.root / uri).read_text(encoding="utf-8")),
+                        fast_validator(kind).is_valid)
+
+        def verdicts(doc: Any = doc, kind: str = kind) -> tuple[set[tuple[Any, ...]], ...]:
+            python = {(*error.absolute_path, error.validator)
+                      for error in validator(kind).iter_errors(doc)}
+            rust = {(*error.instance_path, error.kind.name)
+                    for error in fast_validator(kind).iter_errors(doc)}
+            return python, rust
+
+        assert verdicts() == (set(), set()), uri
+        rejected: set[str] = set()
+        for depth, node in enumerate(to_the_deepest_object(doc)):
+            for key in list(node) if depth == 0 else dict.fromkeys([next(iter(node)),
+                                                                   next(reversed(node))]):
+                value = node.pop(key)
+                python, rust = verdicts()
+                assert python == rust, f"{uri}: without {key}: {python} != {rust}"
+                rejected |= {found[-1] for found in python if found[-1] == "required"}
+                node[key] = WRONG_TYPE[type(value)]
+                python, rust = verdicts()
+                assert python == rust, f"{uri}: {key} = {node[key]!r}: {python} != {rust}"
+                rejected |= {found[-1] for found in python if found[-1] == "type"}
+                node[key] = value
+        assert rejected == {"required", "type"}, f"{kind} ({uri}): only {rejected}"
 
 
 @pytest.mark.site
@@ -457,10 +575,14 @@ def test_every_link_in_every_json_file_resolves_under_a_sub_path(
         targets.setdefault(urljoin(sub_path_site + "feed.xml", link.attrib["href"]), "feed.xml")
     assert kinds >= {"$schema", "json", "recipe_json", "url", "page", "same_as",
                      "alternatives", "by_hardware", "models"}
-    heads = _Heads()
+    heads, urls = _Heads(), list(targets)
+    shares = [urls[start::4] for start in range(4)]  # a thread's own share: no task per link
     try:
-        with ThreadPoolExecutor(8) as pool:
-            statuses = dict(zip(targets, pool.map(heads.status, targets), strict=True))
+        with ThreadPoolExecutor(len(shares)) as pool:
+            statuses = dict(zip((url for share in shares for url in share),
+                                (code for codes in pool.map(
+                                    lambda share: [heads.status(url) for url in share], shares)
+                                 for code in codes), strict=True))
     finally:
         heads.close()
     broken = [f"{targets[url]} → {url}" for url, code in statuses.items() if code != 200]

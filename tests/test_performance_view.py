@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -315,11 +316,20 @@ def test_the_gpu_comparison_puts_the_most_tokens_per_gpu_first() -> None:
     assert rows[0]["tokens_per_s_per_gpu"] > rows[1]["tokens_per_s_per_gpu"]
 
 
+
+@cache
+def cli_validator() -> jsonschema.protocols.Validator:
+    """The `vllm-recipes --json` schema, checked once (`jsonschema.validate` checks the schema
+    itself on every call)."""
+    schema = published("cli")
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
 def test_the_cli_json_has_performance_and_stderr_one_line(tmp_path: Path, capsys: Any) -> None:
     root = _tree(tmp_path, FIXTURE.read_text())
     assert main([QWEN, "hardware=h200", "--json", "--recipes", str(root)]) == 0
     document = json.loads(capsys.readouterr().out)
-    jsonschema.validate(document, published("cli"))
+    cli_validator().validate(document)
     performance = document["recommended_command"]["performance"]
     assert performance["source"]["tool"] == "aiconfigurator"
     assert performance["source"]["version"] == "0.12.0"
@@ -385,7 +395,7 @@ def test_a_profile_picks_on_every_gpu_count_the_builder_renders(capsys: Any) -> 
     for profile in ("balanced", "latency", "throughput"):
         assert main([QWEN, "hardware=h200", "gpus=2", f"profile={profile}", "--json"]) == 0
         full = json.loads(capsys.readouterr().out)
-        jsonschema.validate(full, published("cli"))
+        cli_validator().validate(full)
         document = full["recommended_command"]
         commands[profile] = document["command"]
         performance = document["performance"]

@@ -247,25 +247,32 @@ def relative(link: str, uri: str) -> str:
     return target + question + query + hash_ + fragment
 
 
-def _relativize(value: Any, uri: str, base: str) -> Any:
-    def link(text: Any) -> Any:
-        if isinstance(text, str) and text.startswith(base):
-            return relative(text[len(base):], uri)
-        return text
+def _link(text: Any, uri: str, base: str) -> Any:
+    if isinstance(text, str) and text.startswith(base):
+        return relative(text[len(base):], uri)
+    return text
 
+
+def _relativize(value: Any, uri: str, base: str) -> Any:
+    # Only a dict or a list is walked (a leaf outside LINKS is kept as it is, without a call:
+    # the site's widget-state files hold tens of thousands of them).
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             if key in LINKS:
-                out[key] = link(item)
+                out[key] = _link(item, uri, base)
             elif key in LINK_MAPS and isinstance(item, dict):
-                out[key] = {k: link(v) if isinstance(v, str) else _relativize(v, uri, base)
+                out[key] = {k: _link(v, uri, base) if isinstance(v, str)
+                            else _relativize(v, uri, base)
                             for k, v in item.items()}
-            else:
+            elif isinstance(item, (dict, list)):
                 out[key] = _relativize(item, uri, base)
+            else:
+                out[key] = item
         return out
     if isinstance(value, list):
-        return [_relativize(item, uri, base) for item in value]
+        return [_relativize(item, uri, base) if isinstance(item, (dict, list)) else item
+                for item in value]
     return value
 
 

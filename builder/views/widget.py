@@ -469,10 +469,29 @@ def _install(install: str, choice: Mapping[str, Any]) -> str:
     )
 
 
-def _output(result: Result, cache: RowCache | None = None, files: str = "") -> list[str]:
+def _output(catalog: Data, recipe: Data, result: Result, cache: RowCache | None = None
+            ) -> list[str]:
     """The answer: the summary, the release the commands were checked with, the commands with
-    their Copy buttons, the request to try (`_requests`), `files` (the deployment files),
-    then the install for the picked method and the notes."""
+    their Copy buttons, the request to try (`_requests`), the deployment files (`files_html`),
+    then the install for the picked method and the notes.
+
+    All but the notes (which also say what the explicit choices turned off) come from the
+    rendering of the selection alone (`Builder.build`): they are made once per selection in
+    `cache`, however many queries lead to it."""
+    key = ("answer", *result["selection"].items())
+    head: Pieces | None = cache.get(key) if cache is not None else None
+    if head is None:
+        head = _answer(catalog, recipe, result, cache)
+        if cache is not None:
+            cache[key] = head
+    return [*head,
+            *(f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
+              f'{escape(note.get("body", ""))}</div>' for note in result["notes"]),
+            "</div>"]
+
+
+def _answer(catalog: Data, recipe: Data, result: Result, cache: RowCache | None) -> Pieces:
+    """`_output`'s pieces before the notes."""
     install = result["selection"]["install"]
     out = ['<div class="rb-output" aria-live="polite">',
            f'<p class="rb-summary">{escape(result["summary"])}</p>']
@@ -490,13 +509,9 @@ def _output(result: Result, cache: RowCache | None = None, files: str = "") -> l
     if more:  # how fast, one tap away: measured points, the table of every workload
         out.append(more)
     out += _requests(result)
-    if files:
-        out.append(files)
+    out.append(files_html(catalog, recipe, result))
     out.append(_install(install, result["install"][install]))
-    out += [f'<div class="rb-note"><strong>{escape(note.get("title", ""))}</strong> '
-            f'{escape(note.get("body", ""))}</div>' for note in result["notes"]]
-    out.append("</div>")
-    return out
+    return tuple(out)
 
 
 def _request_block(role: str, label: str, index: int, text: str) -> str:
@@ -622,7 +637,7 @@ def widget_pieces(
         f' data-explicit="{state}"',
         f' data-foreign="{foreign}">',
         f'<p class="rb-notice" role="status">{escape(notice)}</p>' if notice else "",
-        *_output(result, cache, files_html(catalog, recipe, result)),
+        *_output(catalog, recipe, result, cache),
         *_rows(catalog, recipe, result, cache),
         _bar(result),
         "</div>",

@@ -277,13 +277,16 @@ def retired_outputs(job: Job, reason: str) -> RecipeOutputs:
 def write_files(root: Path, files: list[api.Endpoint]) -> list[str]:
     """Write (site path, text) files under `root` as mkdocs would (UTF-8, as is); their
     paths. Each directory is made once."""
-    made: set[Path] = set()
+    made: set[str] = set()
+    top = str(root)
     for uri, text in files:
-        path = root / inside_site(uri)
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        path.write_bytes(text.encode("utf-8"))
+        folder, _, name = inside_site(uri).rpartition("/")
+        where = f"{top}/{folder}" if folder else top
+        if where not in made:
+            os.makedirs(where, exist_ok=True)
+            made.add(where)
+        with open(f"{where}/{name}", "wb") as out:
+            out.write(text.encode("utf-8"))
     return [uri for uri, _ in files]
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from builder.commands.needed_files import PATH_OPTIONS
 from builder.vllm_release import OMNI_VERSION, VLLM_VERSION
-from tests.recipes_data import ROOT
+from tests.sitebuild import ROOT
 
 CHECKER = Path(__file__).with_name("check_argv.py")
 PYTHONS = {
