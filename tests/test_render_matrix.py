@@ -90,6 +90,10 @@ def _check(result: dict) -> list[str]:
     return problems
 
 
+FormKey = tuple[str, tuple[str, ...], str]
+ServeForm = tuple[FormKey, str, str]
+
+
 @dataclass(frozen=True)
 class Walk:
     """One recipe's render matrix, rendered once per test process: what the test below
@@ -104,7 +108,7 @@ class Walk:
     reason, each as the failure it is."""
     problems: tuple[str, ...]
     """What `_check` found wrong with the renderings."""
-    serve_forms: tuple[tuple[tuple[str, tuple[str, ...], str], str, str], ...]
+    serve_forms: tuple[ServeForm, ...]
     """(form_key, where, install method) of every distinct `vllm serve` form
     (tests/serve_forms.py), where first rendered, in rendering order."""
 
@@ -120,31 +124,18 @@ def walk(hf_id: str) -> Walk:
     return found
 
 
-def serve_forms(hf_id: str) -> tuple[tuple[tuple[str, tuple[str, ...], str], str, str], ...]:
+def serve_forms(hf_id: str) -> tuple[ServeForm, ...]:
     """`walk(hf_id).serve_forms`: the walk's when this process has walked the recipe, else
     the same combinations rendered by the kept `Builder` without what only the test below
     reads (the unavailable choices, the render checks); the same forms either way."""
     if hf_id in _walked:
         return _walked[hf_id].serve_forms
-    recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
-    seen: set[tuple[str, tuple[str, ...], str]] = set()
-    found = []
-    for base in _combinations(hf_id, recipe):
-        try:
-            kept.resolver.run(base)
-        except SelectionError:
-            continue
-        for features in _feature_queries(recipe):
-            query = {**base, **features}
-            try:
-                result = kept.build(query, unavailable=False)
-            except SelectionError:
-                continue
-            for method, argv, files in forms(recipe, result):
-                key = form_key(argv, files)
-                if key not in seen:
-                    seen.add(key)
-                    found.append((key, f"selection {query}", method))
+    recipe = builder_recipe(hf_id)
+    found: list[ServeForm] = []
+    seen: set[FormKey] = set()
+    for query, _, outcome in _grid(hf_id, unavailable=False):
+        if not isinstance(outcome, SelectionError):
+            _add_forms(recipe, query, outcome, seen, found)
     return tuple(found)
 
 
@@ -154,45 +145,67 @@ def _combinations(hf_id: str, recipe: dict) -> Iterator[dict[str, str]]:
             yield {"variant": variant, "hardware": hardware, "strategy": strategy, **task}
 
 
-def _walk(hf_id: str) -> Walk:
-    """Every recipe × variant × hardware × strategy (× task) combination of `hf_id`, resolved
-    by the recipe's kept `Builder` (`resolver.run` is a fresh `resolve`), and every feature
-    query of each that resolves, rendered by it (a fresh `build`'s answers, byte for byte:
-    tests/test_unavailable_agrees.py)."""
+Outcome = dict | SelectionError
+
+
+def _grid(hf_id: str, *, unavailable: bool = True
+          ) -> Iterator[tuple[dict[str, str], dict[str, str] | None, Outcome]]:
+    """(query, its feature part, its result or refusal) of every recipe × variant × hardware ×
+    strategy (× task) combination of `hf_id`, resolved by the recipe's kept `Builder`
+    (`resolver.run` is a fresh `resolve`; a refused combination comes with None for its
+    feature part), and of every feature query of each that resolves, rendered by it (a fresh
+    `build`'s answers, byte for byte: tests/test_unavailable_agrees.py)."""
     recipe, kept = builder_recipe(hf_id), kept_builder(hf_id)
-    rendered = 0
-    unexplained: list[str] = []
-    problems: list[str] = []
-    seen: set[tuple[str, tuple[str, ...], str]] = set()
-    serve_forms = []
     for base in _combinations(hf_id, recipe):
         try:
             kept.resolver.run(base)
         except SelectionError as error:
-            if not error.reason.strip():
-                unexplained.append(f"{base}: empty reason")
+            yield base, None, error
             continue
         for features in _feature_queries(recipe):
             query = {**base, **features}
             try:
-                result = kept.build(query)
+                yield query, features, kept.build(query, unavailable=unavailable)
             except SelectionError as error:
+                yield query, features, error
+
+
+def _add_forms(recipe: dict, query: dict[str, str], result: dict, seen: set[FormKey],
+               found: list[ServeForm]) -> None:
+    """The `vllm serve` forms of `result` not seen yet, with where they were first rendered."""
+    for method, argv, files in forms(recipe, result):
+        key = form_key(argv, files)
+        if key not in seen:
+            seen.add(key)
+            found.append((key, f"selection {query}", method))
+
+
+def _walk(hf_id: str) -> Walk:
+    """The render matrix of `hf_id` (`_grid`): what it rendered, what it refused without
+    saying why, what `_check` finds wrong, its distinct `vllm serve` forms."""
+    recipe = builder_recipe(hf_id)
+    rendered = 0
+    unexplained: list[str] = []
+    problems: list[str] = []
+    seen: set[FormKey] = set()
+    found: list[ServeForm] = []
+    for query, features, outcome in _grid(hf_id):
+        if isinstance(outcome, SelectionError):
+            if features is None:
+                if not outcome.reason.strip():
+                    unexplained.append(f"{query}: empty reason")
+            elif not (outcome.key in features and outcome.reason.strip()):
                 # A feature that cannot be on here must say why.
-                if not (error.key in features and error.reason.strip()):
-                    unexplained.append(f"{query}: {error!r}")
-                continue
-            rendered += 1
-            problems += [f"{query}: {p}" for p in _check(result)]
-            for key, reasons in result["unavailable"].items():
-                for value, reason in reasons.items():
-                    if not reason.strip():
-                        unexplained.append(f"{query}: {key}={value} unavailable without reason")
-            for method, argv, files in forms(recipe, result):
-                key = form_key(argv, files)
-                if key not in seen:
-                    seen.add(key)
-                    serve_forms.append((key, f"selection {query}", method))
-    return Walk(rendered, tuple(unexplained), tuple(problems), tuple(serve_forms))
+                unexplained.append(f"{query}: {outcome!r}")
+            continue
+        rendered += 1
+        problems += [f"{query}: {p}" for p in _check(outcome)]
+        for key, reasons in outcome["unavailable"].items():
+            for value, reason in reasons.items():
+                if not reason.strip():
+                    unexplained.append(f"{query}: {key}={value} unavailable without reason")
+        _add_forms(recipe, query, outcome, seen, found)
+    return Walk(rendered, tuple(unexplained), tuple(problems), tuple(found))
 
 
 @pytest.mark.parametrize("hf_id", hf_ids())
