@@ -57,6 +57,13 @@ if sys.prefix != sys.base_prefix and sys.pycache_prefix is None and os.access(sy
     sys.pycache_prefix = os.path.join(sys.prefix, "pycache")
     sys.dont_write_bytecode = False
 
+# vLLM-Omni's environment holds vLLM 0.30.0's own torch and torchvision (2.13.0, 0.28.0), torch as
+# its CPU build: torchvision's build has CUDA-only compiled operators, which cannot load beside it,
+# and importing torchvision registers fake kernels for them ("operator torchvision::nms does not
+# exist"). The parsers use none of its operators (transformers imports its Python transforms), so
+# the module that registers them is left out. (vLLM's own environment has no torchvision.)
+sys.modules["torchvision._meta_registrations"] = type(sys)("torchvision._meta_registrations")
+
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
