@@ -51,17 +51,35 @@ node_modules/.installed: package.json package-lock.json
 # vLLM's own `vllm serve` parser, CPU-only, for the tests (tests/vllm_parser/): a venv of its
 # own with exactly the pinned packages (--no-deps: parsing needs none of vLLM's GPU stack).
 # vLLM-Omni 0.30.0 follows vLLM 0.30, so it gets an environment of its own.
-$(PARSER_VENV)/.installed: requirements-parser.lock builder/vllm_release.py
-	rm -rf $(PARSER_VENV)
-	$(PYTHON) -m venv $(PARSER_VENV)
-	$(PARSER_VENV)/bin/pip install $(PIP_QUIET) -r requirements-parser.lock "vllm==$(VLLM_VERSION)"
+# The packages both lock files pin alike (torch, pydantic, aiohttp ...: 63 of 70) are installed
+# once, into a directory both environments read through a .pth file; each environment holds
+# only what is its own (vllm, transformers ...), which comes first on its sys.path.
+PARSER_SHARED := .parser-venv/shared
+SITE_PACKAGES = $$($(1)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+$(PARSER_SHARED)/.installed: requirements-parser.lock requirements-parser-omni.lock
+	rm -rf $(PARSER_SHARED)
+	mkdir -p $(PARSER_SHARED)
+	comm -12 <(grep -v '^#' requirements-parser.lock | sort) \
+	  <(grep -v '^#' requirements-parser-omni.lock | sort) > $(PARSER_SHARED)/requirements.txt
+	$(PYTHON) -m pip install $(PIP_QUIET) --target $(PARSER_SHARED)/site-packages \
+	  -r $(PARSER_SHARED)/requirements.txt
 	touch $@
 
-$(OMNI_VENV)/.installed: requirements-parser-omni.lock
-	rm -rf $(OMNI_VENV)
-	$(PYTHON) -m venv $(OMNI_VENV)
-	$(OMNI_VENV)/bin/pip install $(PIP_QUIET) -r requirements-parser-omni.lock
-	touch $@
+# $(call parser-env,<venv>,<lock>,<extra requirement>)
+define parser-env
+rm -rf $(1)
+$(PYTHON) -m venv $(1)
+echo "$(CURDIR)/$(PARSER_SHARED)/site-packages" > "$(call SITE_PACKAGES,$(1))/parser-shared.pth"
+grep -vxFf $(PARSER_SHARED)/requirements.txt $(2) > $(1)/requirements.txt
+$(1)/bin/pip install $(PIP_QUIET) -r $(1)/requirements.txt $(3)
+touch $(1)/.installed
+endef
+
+$(PARSER_VENV)/.installed: requirements-parser.lock builder/vllm_release.py $(PARSER_SHARED)/.installed
+	$(call parser-env,$(PARSER_VENV),requirements-parser.lock,"vllm==$(VLLM_VERSION)")
+
+$(OMNI_VENV)/.installed: requirements-parser-omni.lock $(PARSER_SHARED)/.installed
+	$(call parser-env,$(OMNI_VENV),requirements-parser-omni.lock,)
 
 parser-envs: $(PARSER_VENV)/.installed $(OMNI_VENV)/.installed
 
