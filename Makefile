@@ -52,24 +52,24 @@ node_modules/.installed: package.json package-lock.json
 # own with exactly the pinned packages (--no-deps: parsing needs none of vLLM's GPU stack).
 # vLLM-Omni 0.30.0 follows vLLM 0.30, so it gets an environment of its own.
 # The packages both lock files pin alike (torch, pydantic, aiohttp ...: 63 of 70) are installed
-# once, into a directory both environments read through a .pth file; each environment holds
+# once, into a venv of their own whose site-packages both environments read through a .pth
+# file (the system's python3 may have no pip, like Debian's); each environment holds
 # only what is its own (vllm, transformers ...), which comes first on its sys.path.
 PARSER_SHARED := .parser-venv/shared
 SITE_PACKAGES = $$($(1)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 $(PARSER_SHARED)/.installed: requirements-parser.lock requirements-parser-omni.lock
 	rm -rf $(PARSER_SHARED)
-	mkdir -p $(PARSER_SHARED)
+	$(PYTHON) -m venv $(PARSER_SHARED)
 	comm -12 <(grep -v '^#' requirements-parser.lock | sort) \
 	  <(grep -v '^#' requirements-parser-omni.lock | sort) > $(PARSER_SHARED)/requirements.txt
-	$(PYTHON) -m pip install $(PIP_QUIET) --target $(PARSER_SHARED)/site-packages \
-	  -r $(PARSER_SHARED)/requirements.txt
+	$(PARSER_SHARED)/bin/pip install $(PIP_QUIET) -r $(PARSER_SHARED)/requirements.txt
 	touch $@
 
 # $(call parser-env,<venv>,<lock>,<extra requirement>)
 define parser-env
 rm -rf $(1)
 $(PYTHON) -m venv $(1)
-echo "$(CURDIR)/$(PARSER_SHARED)/site-packages" > "$(call SITE_PACKAGES,$(1))/parser-shared.pth"
+echo "$(call SITE_PACKAGES,$(CURDIR)/$(PARSER_SHARED))" > "$(call SITE_PACKAGES,$(1))/parser-shared.pth"
 grep -vxFf $(PARSER_SHARED)/requirements.txt $(2) > $(1)/requirements.txt
 $(1)/bin/pip install $(PIP_QUIET) -r $(1)/requirements.txt $(3)
 touch $(1)/.installed
