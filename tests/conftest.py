@@ -53,12 +53,34 @@ def parser() -> Iterator[Parsers]:
     parsers.close()
 
 
+# Tests of 5 s and more outside tests/browser/ (which collect first), run before the rest: the
+# workers take the tests one at a time in the order collected, so one of these last in line
+# kept a core busy alone for up to 17 s at the end of the run while the other had finished.
+# Only the order changes (a name missing here costs that balance, nothing else).
+LONG_FIRST = (
+    "tests/test_dev_rebuild.py",
+    "tests/test_pyodide_parity.py",
+    "tests/test_one_answer.py::test_every_id_gives_the_same_argv_on_cli_json_and_page",
+    "tests/test_view.py::test_a_shared_row_cache_changes_no_byte",
+    "tests/test_parser_pool.py::test_every_parser_test_runs_on_one_xdist_worker",
+    "tests/fuzz/test_fuzz_urls.py",
+    "tests/test_one_answer.py::test_variant_pages_answer_every_variant_as_the_cli_does",
+    "tests/fuzz/test_fuzz_cli.py",
+    "tests/test_api_contract.py::test_every_link_in_every_json_file_resolves_under_a_sub_path",
+    "tests/test_recipe_deepseek_v4.py::test_every_summary_names_the_parallel_sizes",
+    "tests/test_multi_node.py::test_every_multi_node_rendering_is_consistent",
+    "tests/test_tool_wheel.py",
+    "tests/test_cli.py::test_check_a_clean_tree_and_a_broken_one",
+)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]
                                   ) -> Iterator[None]:
     """Every `vllm_parser` test runs on the same pytest-xdist worker (`--dist loadgroup`,
     pyproject.toml's addopts), so the parser processes start once per run, not once per
-    worker."""
+    worker. The long tests of `LONG_FIRST` run first, so the run does not end on one."""
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable
     for item in items:  # before pytest-xdist's hook reads the groups
         if item.get_closest_marker("vllm_parser") is not None:
             item.add_marker(pytest.mark.xdist_group(XDIST_GROUP))
