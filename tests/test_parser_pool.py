@@ -86,3 +86,15 @@ def test_every_parser_test_runs_on_one_xdist_worker(tmp_path: Path) -> None:
     assert len(ran) == 16
     assert len({ran[f"parser-{i}"] for i in range(8)}) == 1, ran
     assert set(ran.values()) == {"gw0", "gw1"}, ran
+
+
+def test_every_test_named_to_run_first_exists() -> None:
+    """conftest.LONG_FIRST names files and test functions; a renamed one would silently lose
+    its place at the front."""
+    from tests.conftest import LONG_FIRST
+
+    for entry in LONG_FIRST:
+        path, _, name = entry.partition("::")
+        source = ROOT / path
+        assert source.is_file(), entry
+        assert not name or f"def {name}" in source.read_text(encoding="utf-8"), entry
