@@ -53,10 +53,11 @@ def parser() -> Iterator[Parsers]:
     parsers.close()
 
 
-# Tests of 5 s and more outside tests/browser/ (which collect first), run before the rest: the
-# workers take the tests one at a time in the order collected, so one of these last in line
-# kept a core busy alone for up to 17 s at the end of the run while the other had finished.
-# Only the order changes (a name missing here costs that balance, nothing else).
+# The tests of 5 s and more outside tests/browser/ (whose tests are many, short, and collected
+# early anyway) run before all others: pytest-xdist hands the workers one test at a time in the
+# order collected, so one of these last in line kept one core busy alone for up to 17 s at the
+# end of a run while the other worker had finished. Only the order changes
+# (tests/test_parser_pool.py checks that every name here exists).
 LONG_FIRST = (
     "tests/test_dev_rebuild.py",
     "tests/test_pyodide_parity.py",
