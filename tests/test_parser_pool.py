@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import LONG_FIRST
 from tests.recipes_data import ROOT
 from tests.vllm_parser.envs import PYTHONS, Parsers
 
@@ -91,8 +92,6 @@ def test_every_parser_test_runs_on_one_xdist_worker(tmp_path: Path) -> None:
 def test_every_test_named_to_run_first_exists() -> None:
     """conftest.LONG_FIRST names files and test functions; a renamed one would silently lose
     its place at the front."""
-    from tests.conftest import LONG_FIRST
-
     for entry in LONG_FIRST:
         path, _, name = entry.partition("::")
         source = ROOT / path
